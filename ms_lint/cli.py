@@ -1,0 +1,148 @@
+"""`ms-lint`: the command-line front end. Exit codes: 0 clean, 1 findings, 2 usage or internal error."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import List, Optional, Sequence
+
+from ms_lint import __version__
+from ms_lint.config import SYNTAX_LEVELS, TARGETS, ConfigError, load, override
+from ms_lint.engine import FileResult, Linter, all_rules, pylint_id, rule_by_code
+from ms_lint.files import discover
+from ms_lint.rule import Diagnostic, Fix
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _codes(value: str) -> List[str]:
+    return [code.strip() for code in value.split(",") if code.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ms-lint", description="Find MindSpore GRAPH_MODE pitfalls before the "
+                                                                 "compiler does.")
+    parser.add_argument("--version", action="version", version=f"ms-lint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    check = commands.add_parser("check", help="lint files and directories")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    check.add_argument("--output-format", choices=("text", "json"), default="text")
+    check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (ALL for every rule)")
+    check.add_argument("--extend-select", type=_codes, help="codes or prefixes to enable on top of the selection")
+    check.add_argument("--ignore", type=_codes, help="rule codes or prefixes to disable")
+    check.add_argument("--syntax-level", choices=SYNTAX_LEVELS, help="the jit_syntax_level graph code compiles at")
+    check.add_argument("--target", choices=TARGETS, help="the device target (ascend rules fire for ascend/any)")
+    check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+
+    rule = commands.add_parser("rule", help="print the documentation of a rule")
+    rule.add_argument("code", help="a rule code (MSL001) or symbol (numpy-in-graph)")
+
+    commands.add_parser("rules", help="list every rule")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "rule":
+            return _print_rule(args.code)
+        if args.command == "rules":
+            return _print_rules()
+        return _check(args)
+    except ConfigError as error:
+        print(f"ms-lint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_CLEAN
+
+
+def _check(args) -> int:
+    start = args.paths[0] if args.paths else "."
+    settings = load(start, args.config)
+    settings = override(settings, select=args.select, extend_select=args.extend_select, ignore=args.ignore,
+                        syntax_level=args.syntax_level, target=args.target)
+    missing = [path for path in args.paths if not os.path.exists(path)]
+    for path in missing:
+        print(f"ms-lint: error: {path}: no such file or directory", file=sys.stderr)
+    linter = Linter(settings)
+    files = discover([p for p in args.paths if p not in missing], settings)
+    for path in files:
+        linter.index.add_file(path)
+    results = [linter.lint_path(path) for path in files]
+    diagnostics = [d for result in results for d in result.diagnostics]
+    if args.output_format == "json":
+        print(json.dumps([to_json(d) for d in diagnostics], indent=2))
+    else:
+        _print_text(diagnostics, len(files))
+    internal = [message for result in results for message in result.internal_errors]
+    for message in internal:
+        print(f"ms-lint: {message}", file=sys.stderr)
+    if missing or internal:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if diagnostics and not args.exit_zero else EXIT_CLEAN
+
+
+def _print_text(diagnostics: List[Diagnostic], file_count: int) -> None:
+    for d in diagnostics:
+        print(f"{d.path}:{d.row}:{d.column + 1}: {d.code} [{d.severity}] {d.message}")
+    if diagnostics:
+        counts = {s: sum(d.severity == s for d in diagnostics) for s in ("error", "warning", "info")}
+        parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
+        fixable = sum(d.fix is not None for d in diagnostics)
+        print(f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
+              f"({', '.join(parts)}) in {file_count} file{'s' if file_count != 1 else ''}"
+              + (f"; {fixable} with a suggested fix." if fixable else "."))
+
+
+def to_json(d: Diagnostic) -> dict:
+    """The JSON schema (ruff's shape): 1-based rows and columns."""
+    return {
+        "code": d.code,
+        "symbol": d.symbol,
+        "message": d.message,
+        "severity": d.severity,
+        "filename": d.path,
+        "location": {"row": d.row, "column": d.column + 1},
+        "end_location": {"row": d.end_row, "column": d.end_column + 1},
+        "fix": _fix_json(d.fix),
+        "url": d.url,
+    }
+
+
+def _fix_json(fix: Optional[Fix]):
+    if fix is None:
+        return None
+    return {
+        "applicability": fix.applicability,
+        "message": fix.message,
+        "edits": [{"content": e.content, "location": {"row": e.location[0], "column": e.location[1] + 1},
+                   "end_location": {"row": e.end_location[0], "column": e.end_location[1] + 1}} for e in fix.edits],
+        "imports": [{"module": i.module, "name": i.name} for i in fix.imports],
+    }
+
+
+def _print_rule(code: str) -> int:
+    rule = rule_by_code(code.upper()) or rule_by_code(code)
+    if rule is None:
+        print(f"ms-lint: error: unknown rule {code!r}; `ms-lint rules` lists them", file=sys.stderr)
+        return EXIT_ERROR
+    from ms_lint.docs import render
+
+    print(render(rule))
+    return EXIT_CLEAN
+
+
+def _print_rules() -> int:
+    for rule in all_rules():
+        fix = rule.fix_applicability or "-"
+        print(f"{rule.code}  {rule.name:<38} {rule.severity:<8} {pylint_id(rule)}  fix: {fix:<7} {rule.summary()}")
+    return EXIT_CLEAN
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

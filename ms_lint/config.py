@@ -1,0 +1,224 @@
+"""Settings: `[tool.ms_lint]` in the nearest pyproject.toml, overridden by command-line flags.
+
+Every front end builds its Settings here, so the CLI, pylint and flake8 read one configuration the same way.
+"""
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterable, Mapping, Optional, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+SYNTAX_LEVELS = ("lax", "strict")
+TARGETS = ("any", "cpu", "gpu", "ascend")
+
+
+class ConfigError(Exception):
+    """A configuration problem, worded for the user (names the file and the key)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: Tuple[str, ...] = ()  # empty: every rule except info-level ones
+    extend_select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    syntax_level: Optional[str] = None  # None: detect from the code, else LAX
+    target: Optional[str] = None  # None: detect from the code, else "any"
+    severity: Tuple[Tuple[str, str], ...] = ()  # per-rule severity overrides
+    exclude: Tuple[str, ...] = ()
+    extend_exclude: Tuple[str, ...] = ()
+    validate: Tuple[Tuple[str, object], ...] = ()  # [tool.ms_lint.validate], used by fix validation
+    config_path: Optional[str] = None  # the pyproject.toml these came from
+
+    @property
+    def root(self) -> str:
+        return os.path.dirname(self.config_path) if self.config_path else os.getcwd()
+
+    def severity_of(self, code: str, default: str) -> str:
+        return dict(self.severity).get(code, default)
+
+    def ignored_in(self, path: str) -> Tuple[str, ...]:
+        """Codes/prefixes that per-file-ignores switch off for `path`."""
+        relative = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+        name = os.path.basename(path)
+        codes = []
+        for pattern, ignored in self.per_file_ignores:
+            if fnmatch.fnmatch(relative, pattern) or ("/" not in pattern and fnmatch.fnmatch(name, pattern)):
+                codes.extend(ignored)
+        return tuple(codes)
+
+    def is_selected(self, code: str, default_severity: str, path: Optional[str] = None) -> bool:
+        """Ruff's semantics: the most specific matching selector wins; `ALL` selects everything."""
+        selectors = self.select or ("DEFAULT",)
+        chosen = _best_match(code, (*selectors, *self.extend_select), default_severity)
+        ignored = _best_match(code, (*self.ignore, *(self.ignored_in(path) if path else ())), default_severity)
+        return chosen > ignored
+
+
+def _best_match(code: str, selectors: Iterable[str], default_severity: str) -> int:
+    """Length of the most specific selector matching `code` (0 for ALL/DEFAULT), -1 for none."""
+    best = -1
+    for selector in selectors:
+        if selector == "ALL":
+            best = max(best, 0)
+        elif selector == "DEFAULT":
+            if default_severity != "info":
+                best = max(best, 0)
+        elif code.startswith(selector):
+            best = max(best, len(selector))
+    return best
+
+
+# key in pyproject -> (Settings field, converter)
+def _codes(value, key: str) -> Tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"`{key}` must be a list of rule codes or prefixes, got {value!r}")
+    for code in value:
+        _check_selector(code, key)
+    return tuple(value)
+
+
+def _check_selector(code: str, key: str) -> None:
+    from ms_lint.engine import all_rules
+
+    if code in ("ALL",):
+        return
+    known = [rule.code for rule in all_rules()]
+    if not any(k.startswith(code) for k in known) or not code.startswith("MSL"):
+        hint = difflib.get_close_matches(code, known, n=1)
+        raise ConfigError(f"`{key}`: unknown rule code or prefix {code!r}"
+                          + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+
+
+def _choice(choices):
+    def convert(value, key):
+        if not isinstance(value, str) or value.lower() not in choices:
+            raise ConfigError(f"`{key}` must be one of {', '.join(choices)}, got {value!r}")
+        return value.lower()
+
+    return convert
+
+
+def _per_file_ignores(value, key):
+    if not isinstance(value, dict):
+        raise ConfigError(f"`{key}` must be a table of glob = [codes], got {value!r}")
+    return tuple((pattern, _codes(codes, f"{key}.{pattern}")) for pattern, codes in value.items())
+
+
+def _severities(value, key):
+    from ms_lint.engine import rule_by_code
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"`{key}` must be a table of CODE = \"error\" | \"warning\" | \"info\", got {value!r}")
+    result = []
+    for code, severity in value.items():
+        if rule_by_code(code) is None:
+            raise ConfigError(f"`{key}`: unknown rule code {code!r}")
+        if severity not in ("error", "warning", "info"):
+            raise ConfigError(f"`{key}.{code}` must be \"error\", \"warning\" or \"info\", got {severity!r}")
+        result.append((code, severity))
+    return tuple(result)
+
+
+def _globs(value, key):
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"`{key}` must be a list of glob patterns, got {value!r}")
+    return tuple(value)
+
+
+def _validate_table(value, key):
+    if not isinstance(value, dict):
+        raise ConfigError(f"`{key}` must be a table, got {value!r}")
+    return tuple(value.items())
+
+
+_KEYS = {
+    "select": ("select", _codes),
+    "extend-select": ("extend_select", _codes),
+    "ignore": ("ignore", _codes),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
+    "syntax-level": ("syntax_level", _choice(SYNTAX_LEVELS)),
+    "target": ("target", _choice(TARGETS)),
+    "severity": ("severity", _severities),
+    "exclude": ("exclude", _globs),
+    "extend-exclude": ("extend_exclude", _globs),
+    "validate": ("validate", _validate_table),
+}
+KEYS = tuple(_KEYS)
+
+
+def from_mapping(table: Mapping, origin: str, base: Settings = Settings()) -> Settings:
+    """Settings from a `[tool.ms_lint]`-shaped mapping; unknown keys and bad values raise ConfigError."""
+    values = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            hint = difflib.get_close_matches(key, KEYS, n=1)
+            raise ConfigError(f"{origin}: unknown key `{key}` in [tool.ms_lint]"
+                              + (f" (did you mean `{hint[0]}`?)" if hint else "")
+                              + f"; known keys: {', '.join(KEYS)}")
+        name, convert = _KEYS[key]
+        try:
+            values[name] = convert(value, key)
+        except ConfigError as exc:
+            raise ConfigError(f"{origin}: [tool.ms_lint] {exc}") from None
+    return replace(base, **values)
+
+
+def find_pyproject(start: str) -> Optional[str]:
+    """The nearest pyproject.toml at or above `start` that has a [tool.ms_lint] table, else the nearest one."""
+    directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    nearest = None
+    while True:
+        candidate = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(candidate):
+            nearest = nearest or candidate
+            if _has_table(candidate):
+                return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return nearest
+        directory = parent
+
+
+def _has_table(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return "ms_lint" in tomllib.load(handle).get("tool", {})
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return True  # let load() report the problem
+
+
+def load(start: str = ".", config_path: Optional[str] = None) -> Settings:
+    """Settings from `config_path`, or from the nearest pyproject.toml above `start` (defaults if none)."""
+    path = config_path or find_pyproject(start)
+    if path is None:
+        return Settings()
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    table = document.get("tool", {}).get("ms_lint", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.ms_lint] must be a table")
+    return from_mapping(table, path, Settings(config_path=path))
+
+
+def override(settings: Settings, **flags) -> Settings:
+    """Apply command-line values (None means "not given"); they are validated like the file's values."""
+    table = {key.replace("_", "-"): value for key, value in flags.items() if value is not None}
+    return from_mapping(table, "command line", settings) if table else settings

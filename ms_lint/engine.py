@@ -1,0 +1,252 @@
+"""The engine: rule discovery, one walk per module, suppressions, selection and severities.
+
+Front ends call `Linter.lint_path` (CLI, pylint) or `Linter.lint_tree` (flake8 hands over its own `ast` tree) and
+translate the returned diagnostics; nothing else.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import pkgutil
+import traceback
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterable, List, Optional, Tuple, Type
+
+from ms_lint import checkers, suppression
+from ms_lint.config import Settings
+from ms_lint.graph import PARENT, GraphScope, parent_of
+from ms_lint.project import ProjectIndex
+from ms_lint.rule import Diagnostic, Edit, Fix, Rule
+from ms_lint.source import SourceError, SourceFile, decode, parse, read
+
+
+@functools.lru_cache(maxsize=None)
+def all_rules() -> Tuple[Type[Rule], ...]:
+    """Every Rule subclass defined in a module of `ms_lint.checkers`, by code. No registry to keep."""
+    found = []
+    for info in pkgutil.iter_modules(checkers.__path__):
+        module = importlib.import_module(f"{checkers.__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Rule) and value.__module__ == module.__name__ \
+                    and getattr(value, "code", None):
+                found.append(value)
+    codes = [rule.code for rule in found]
+    duplicates = {code for code in codes if codes.count(code) > 1}
+    if duplicates:
+        raise RuntimeError(f"rule codes defined twice: {sorted(duplicates)}")
+    return tuple(sorted(found, key=lambda rule: rule.code))
+
+
+def rule_by_code(code: str) -> Optional[Type[Rule]]:
+    for rule in all_rules():
+        if rule.code == code or rule.name == code:
+            return rule
+    return None
+
+
+def pylint_id(rule: Type[Rule]) -> str:
+    """`E8701` for MSL001 (error), `W8740` for MSL040 (warning)... `C` for info rules. Level rules are `W`."""
+    letter = {"error": "E", "warning": "W", "info": "C", "level": "W"}[rule.severity]
+    return f"{letter}87{rule.code[-2:]}"
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    source: Optional[SourceFile] = None
+    internal_errors: List[str] = field(default_factory=list)
+
+
+class Context:
+    """What a rule sees of the module being linted."""
+
+    def __init__(self, source: SourceFile, tree: ast.Module, graph: GraphScope, settings: Settings):
+        self.source = source
+        self.tree = tree
+        self.graph = graph
+        self.settings = settings
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    @staticmethod
+    def parent(node: ast.AST) -> Optional[ast.AST]:
+        return parent_of(node)
+
+    def position(self, row: int, byte_column: int) -> Tuple[int, int]:
+        return row, self.source.char_column(row, byte_column)
+
+    def start(self, node: ast.AST) -> Tuple[int, int]:
+        return self.position(node.lineno, node.col_offset)
+
+    def end(self, node: ast.AST) -> Tuple[int, int]:
+        return self.position(node.end_lineno, node.end_col_offset)
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of a node, exactly as written."""
+        (row, column), (end_row, end_column) = self.start(node), self.end(node)
+        lines = self.source.lines
+        if row == end_row:
+            return lines[row - 1][column:end_column]
+        return "\n".join([lines[row - 1][column:], *lines[row:end_row - 1], lines[end_row - 1][:end_column]])
+
+    def replace(self, node: ast.AST, content: str) -> Edit:
+        return Edit(content, self.start(node), self.end(node))
+
+    def insert(self, row: int, column: int, content: str) -> Edit:
+        return Edit(content, (row, column), (row, column))
+
+    def indentation(self, node: ast.AST) -> str:
+        line = self.source.line(node.lineno)
+        return line[: len(line) - len(line.lstrip())]
+
+    def diagnostic(self, rule: Rule, node: ast.AST, message: str, severity: str, fix: Optional[Fix]) -> Diagnostic:
+        (row, column), (end_row, end_column) = self.start(node), self.end(node)
+        return Diagnostic(
+            code=rule.code,
+            symbol=rule.name,
+            message=message,
+            severity=self.settings.severity_of(rule.code, severity),
+            path=self.source.path,
+            row=row,
+            column=column,
+            end_row=end_row,
+            end_column=end_column,
+            fix=fix,
+        )
+
+
+class Linter:
+    def __init__(self, settings: Settings = Settings(), index: Optional[ProjectIndex] = None):
+        self.settings = settings
+        self.index = index or ProjectIndex()
+        self.rules = [rule() for rule in all_rules()]
+
+    # ----- entry points ---------------------------------------------------------------------------------------
+    def lint_path(self, path: str) -> FileResult:
+        try:
+            source = read(path)
+        except SourceError as error:
+            return self._source_error(path, error)
+        return self.lint_source(source)
+
+    def lint_bytes(self, data: bytes, path: str) -> FileResult:
+        try:
+            source = decode(data, path)
+        except SourceError as error:
+            return self._source_error(path, error)
+        return self.lint_source(source)
+
+    def lint_source(self, source: SourceFile) -> FileResult:
+        try:
+            tree = parse(source)
+        except SourceError as error:
+            return self._source_error(source.path, error, source)
+        return self.lint_tree(tree, source)
+
+    def lint_tree(self, tree: ast.Module, source: SourceFile) -> FileResult:
+        result = FileResult(source.path, source=source)
+        rules = self._selected(source.path)
+        if not rules:
+            return result
+        suppressions = suppression.parse(source.text, tree)
+        if suppressions.skip_file:
+            return result
+        self.index.add_file(source.path)
+        try:
+            graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
+                               source.text)
+        except RecursionError:
+            result.internal_errors.append(f"{source.path}: the module is nested too deeply to analyse")
+            return result
+        ctx = Context(source, tree, graph, self.settings)
+        for diagnostic in self._walk(ctx, rules, result):
+            rule_id = pylint_id(type(self._rule(diagnostic.code)))
+            if not suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol, rule_id)):
+                result.diagnostics.append(diagnostic)
+        result.diagnostics.sort(key=Diagnostic.sort_key)
+        return result
+
+    # ----- implementation -------------------------------------------------------------------------------------
+    def _rule(self, code: str) -> Rule:
+        return next(rule for rule in self.rules if rule.code == code)
+
+    def _selected(self, path: str) -> List[Rule]:
+        return [rule for rule in self.rules if self.settings.is_selected(rule.code, rule.severity, path)]
+
+    def _source_error(self, path: str, error: SourceError, source: Optional[SourceFile] = None) -> FileResult:
+        result = FileResult(path, source=source)
+        for rule in self._selected(path):
+            handler = getattr(rule, "for_source_error", None)
+            if handler is not None:
+                diagnostic = handler(error, path)
+                result.diagnostics.append(replace(diagnostic, severity=self.settings.severity_of(
+                    rule.code, diagnostic.severity)))
+        return result
+
+    def _walk(self, ctx: Context, rules: List[Rule], result: FileResult) -> Iterable[Diagnostic]:
+        """One iterative walk (no recursion limit) over the parts of the module the selected rules look at."""
+        text = ctx.source.text
+        active = [rule for rule in rules if not rule.needles or any(n in text for n in rule.needles)]
+        dispatch: Dict[type, List[Tuple[str, Rule, object]]] = {}
+        scopes = set()
+        for rule in active:
+            for node_class, method in rule.hooks():
+                dispatch.setdefault(node_class, []).append((rule.scope, rule, getattr(rule, method)))
+                scopes.add(rule.scope)
+        if not dispatch:
+            return
+        graph = ctx.graph
+        if "module" in scopes:
+            roots = [(ctx.tree, False, False)]
+        else:
+            roots = []
+            if "cell" in scopes:
+                roots.extend((cell.node, False, True) for cell in graph.cells.values())
+            if "graph" in scopes:
+                roots.extend((function, True, graph.cell_of(function) is not None)
+                             for function in graph.compiled if not _inside_any(function, roots))
+        for root, compiled, in_cell in roots:
+            stack = [(root, compiled, in_cell)]
+            while stack:
+                node, compiled, in_cell = stack.pop()
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    compiled = node in graph.compiled
+                elif isinstance(node, ast.ClassDef):
+                    in_cell = node in graph.cells
+                handlers = dispatch.get(type(node))
+                if handlers:
+                    for scope, rule, method in handlers:
+                        if (scope == "graph" and not compiled) or (scope == "cell" and not in_cell):
+                            continue
+                        yield from self._run(method, rule, node, ctx, result)
+                children = list(ast.iter_child_nodes(node))
+                for child in reversed(children):
+                    setattr(child, PARENT, node)
+                    stack.append((child, compiled, in_cell))
+
+    @staticmethod
+    def _run(method, rule: Rule, node: ast.AST, ctx: Context, result: FileResult) -> Iterable[Diagnostic]:
+        """A crashing rule must not take the run down: the crash is reported and linting goes on."""
+        try:
+            return list(method(node, ctx) or ())
+        except RecursionError:
+            return []  # pathologically nested expression: the rule gives up on this node
+        except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
+            result.internal_errors.append(
+                f"{ctx.path}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} ({rule.name}):\n"
+                + traceback.format_exc())
+            return []
+
+
+def _inside_any(function: ast.AST, roots) -> bool:
+    node = parent_of(function)
+    root_nodes = {id(root) for root, _, _ in roots}
+    while node is not None:
+        if id(node) in root_nodes:
+            return True
+        node = parent_of(node)
+    return False

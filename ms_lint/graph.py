@@ -1,0 +1,417 @@
+"""GraphScope: which classes of a module are nn.Cells and which functions MindSpore compiles, and why.
+
+Built once per module and queried by every rule (RULES.md, "Scope words"):
+* Cell classes: through any import alias, local base classes and base classes from other modules of the project
+  (`ProjectIndex`), MindTorch `nn.Module`. A class whose bases cannot be resolved but that defines `construct` is
+  taken for a Cell.
+* Entry points: `construct` of every Cell (run with that Cell as `self`, so inherited and overridden methods
+  resolve as at run time), `forward` of MindTorch modules, `bprop`, functions decorated with or wrapped by `jit`.
+* Graph code: every entry point and what it reaches through `self.method(...)`, `super().method(...)`,
+  `Base.method(self, ...)`, module-level `helper(...)`, properties read on `self`, and nested functions.
+"""
+from __future__ import annotations
+
+import ast
+from collections import deque
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
+
+from ms_lint import framework
+from ms_lint.imports import ImportMap
+from ms_lint.project import ClassSummary, ProjectIndex, summarize, summarize_class
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+PARENT = "_msl_parent"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Why a function is compiled: `name` is what messages show ("Net.construct")."""
+
+    name: str
+    kind: str  # construct | forward | bprop | jit
+    strict: bool = False  # @jit(fullgraph=True)
+    lax: bool = False  # plain @jit: LAX even when the context is STRICT (measured, ORACLE.md #17)
+
+
+@dataclass
+class CellClass:
+    node: ast.ClassDef
+    summary: ClassSummary
+    kind: str  # cell | module (MindTorch)
+    assumed: bool  # bases unresolvable, taken for a Cell because it defines construct
+
+
+def parent_of(node: ast.AST) -> Optional[ast.AST]:
+    return getattr(node, PARENT, None)
+
+
+def enclosing_function(node: ast.AST) -> Optional[FunctionNode]:
+    node = parent_of(node)
+    while node is not None and not isinstance(node, _FUNCTIONS):
+        node = parent_of(node)
+    return node
+
+
+class GraphScope:
+    def __init__(self, tree: ast.Module, module: str, path: str, index: Optional[ProjectIndex] = None,
+                 syntax_level: Optional[str] = None, source_text: str = ""):
+        self.tree = tree
+        self.index = index or ProjectIndex()
+        self.summary = summarize(tree, module, path)
+        self.index.register(self.summary)
+        self.imports = self.summary.imports
+        self.level = syntax_level or ("strict" if _sets_strict_context(tree, self.imports, source_text) else "lax")
+        self._classes: Dict[str, Tuple[ast.ClassDef, ClassSummary]] = {}
+        self._owner: Dict[ast.AST, ClassSummary] = {}
+        self.cells: Dict[ast.ClassDef, CellClass] = {}
+        self.compiled: Dict[FunctionNode, List[Entry]] = {}
+        self._local_names: Dict[FunctionNode, FrozenSet[str]] = {}
+        self._function_imports: Dict[FunctionNode, ImportMap] = {}
+        self._tensor_values: Dict[FunctionNode, object] = {}
+        self._collect_classes()
+        self._collect_entries(source_text)
+
+    # ----- queries -------------------------------------------------------------------------------------------
+    def qualname(self, expr: ast.AST) -> Optional[str]:
+        function = enclosing_function(expr)
+        if function is None:
+            return self.imports.qualname(expr)
+        return self._imports_of(function).qualname(expr, self.local_names(function))
+
+    def is_compiled(self, node: ast.AST) -> bool:
+        function = node if isinstance(node, _FUNCTIONS) else enclosing_function(node)
+        return function in self.compiled
+
+    def entry_of(self, node: ast.AST) -> Optional[Entry]:
+        function = node if isinstance(node, _FUNCTIONS) else enclosing_function(node)
+        entries = self.compiled.get(function)
+        return entries[0] if entries else None
+
+    def level_of(self, node: ast.AST) -> str:
+        """"strict" or "lax": the syntax level the code around `node` compiles at."""
+        function = node if isinstance(node, _FUNCTIONS) else enclosing_function(node)
+        entries = self.compiled.get(function, ())
+        if any(entry.strict for entry in entries):
+            return "strict"
+        if entries and all(entry.lax for entry in entries):
+            return "lax"
+        return self.level
+
+    def cell_of(self, node: ast.AST) -> Optional[CellClass]:
+        """The Cell class whose body contains `node` (innermost class only)."""
+        while node is not None and not isinstance(node, ast.ClassDef):
+            node = parent_of(node)
+        return self.cells.get(node) if node is not None else None
+
+    def is_cell_class(self, qualname: Optional[str]) -> bool:
+        """Does calling `qualname` create a Cell (a local Cell class, a project one, or MindSpore's)?"""
+        local = self._classes.get(qualname) if qualname else None
+        if local is not None:
+            return local[0] in self.cells
+        return self.index.class_kind(qualname) in ("cell", "module") if qualname else False
+
+    def class_summary(self, node: ast.ClassDef) -> Optional[ClassSummary]:
+        for class_node, summary in self._classes.values():
+            if class_node is node:
+                return summary
+        return None
+
+    def owner_class(self, function: ast.AST) -> Optional[ClassSummary]:
+        """The class a method is defined in."""
+        return self._owner.get(function)
+
+    def mro(self, summary: ClassSummary) -> Iterator[ClassSummary]:
+        """The class and its resolvable bases, local or from the project, depth first (left to right)."""
+        seen: Set[str] = set()
+        stack = [summary]
+        while stack:
+            current = stack.pop()
+            if current.qualname in seen:
+                continue
+            seen.add(current.qualname)
+            yield current
+            for base in reversed(current.bases):
+                base_summary = self._summary_of(base)
+                if base_summary is not None:
+                    stack.append(base_summary)
+
+    def local_names(self, function: FunctionNode) -> FrozenSet[str]:
+        """Names bound inside a function (parameters, assignments, loop targets), which shadow module names."""
+        names = self._local_names.get(function)
+        if names is None:
+            bound: Set[str] = set()
+            arguments = function.args
+            for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                        arguments.vararg, arguments.kwarg):
+                if arg is not None:
+                    bound.add(arg.arg)
+            body = function.body if isinstance(function.body, list) else [function.body]
+            for stmt in body:
+                for sub in ast.walk(stmt):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                        bound.add(sub.id)
+                    elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        bound.add(sub.name)
+            names = self._local_names[function] = frozenset(bound - set(self._imports_of(function).names))
+        return names
+
+    def tensors(self, node: ast.AST):
+        """The tensor-value analysis (see `ms_lint.tensors`) of the function that contains `node`."""
+        from ms_lint.tensors import TensorValues
+
+        function = node if isinstance(node, _FUNCTIONS) else enclosing_function(node)
+        values = self._tensor_values.get(function)
+        if values is None:
+            values = self._tensor_values[function] = TensorValues(self, function)
+        return values
+
+    def derives_from_tensor(self, expr: ast.AST) -> bool:
+        return enclosing_function(expr) is not None and self.tensors(expr).derives(expr)
+
+    # ----- construction --------------------------------------------------------------------------------------
+    def _imports_of(self, function: FunctionNode) -> ImportMap:
+        imports = self._function_imports.get(function)
+        if imports is None:
+            body = function.body if isinstance(function.body, list) else []
+            if any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in ast.walk(ast.Module(body=body, type_ignores=[]))):
+                imports = ImportMap.of_block(body, self.imports.module, self.imports.is_package, self.imports,
+                                             define_locals=False)
+            else:
+                imports = self.imports
+            self._function_imports[function] = imports
+        return imports
+
+    def _summary_of(self, qualname: Optional[str]) -> Optional[ClassSummary]:
+        if not qualname:
+            return None
+        local = self._classes.get(qualname)
+        if local is not None:
+            return local[1]
+        return self.index.lookup_class(qualname)
+
+    def _collect_classes(self) -> None:
+        """Every class of the module, nested ones included, and which of them are Cells."""
+        module = self.imports.module
+        nested_names: Dict[str, str] = {}
+        for node in _all_statements(self.tree.body):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            summary = self.summary.classes.get(node.name)
+            if summary is None or summary.node is not node:  # nested in a function or class
+                summary = summarize_class(node, self.imports)
+                summary.qualname = f"{module}.<locals>.{node.name}#{node.lineno}"
+                summary.bases = tuple(nested_names.get(_base_name(b), q) for b, q in zip(node.bases, summary.bases))
+                nested_names[node.name] = summary.qualname
+            self._classes[summary.qualname] = (node, summary)
+            for stmt in node.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self._owner[stmt] = summary
+        for node, summary in self._classes.values():
+            kind = self._kind_of(summary)
+            assumed = False
+            if kind == "unknown":
+                kind, assumed = ("cell", True) if "construct" in summary.methods else (None, False)
+            if kind in ("cell", "module"):
+                self.cells[node] = CellClass(node, summary, kind, assumed)
+
+    def _kind_of(self, summary: ClassSummary, seen: FrozenSet[str] = frozenset()) -> Optional[str]:
+        kinds = []
+        for base in summary.bases:
+            local = self._classes.get(base) if base else None
+            if local is not None and base not in seen:
+                kinds.append(self._kind_of(local[1], seen | {base}))
+            else:
+                kinds.append(self.index.class_kind(base))
+        for wanted in ("module", "cell", "unknown"):
+            if wanted in kinds:
+                return wanted
+        return None
+
+    def _collect_entries(self, source_text: str) -> None:
+        queue: deque = deque()
+        for cell in self.cells.values():
+            names = ("forward", "construct") if cell.kind == "module" else ("construct",)
+            for name in names:
+                found = self._find_method(cell.summary, name)
+                if found is not None:
+                    queue.append((found, cell.summary, Entry(f"{cell.node.name}.{name}", name)))
+            bprop = self._find_method(cell.summary, "bprop")
+            if bprop is not None:
+                queue.append((bprop, cell.summary, Entry(f"{cell.node.name}.bprop", "bprop")))
+        for function, entry in self._jit_entries(source_text):
+            queue.append((function, self._owner.get(function), entry))
+        seen: Set[Tuple[FunctionNode, Optional[str]]] = set()
+        while queue:
+            function, cls, entry = queue.popleft()
+            key = (function, cls.qualname if cls else None)
+            if key in seen:
+                continue
+            seen.add(key)
+            self._mark(function, entry)
+            for target, target_cls in self._reached_from(function, cls):
+                queue.append((target, target_cls, entry))
+
+    def _mark(self, function: FunctionNode, entry: Entry) -> None:
+        entries = self.compiled.setdefault(function, [])
+        if entry not in entries:
+            entries.append(entry)
+
+    def _find_method(self, cls: ClassSummary, name: str, after: Optional[ClassSummary] = None):
+        """The local definition of `cls.<name>` following the MRO (starting after `after` for super())."""
+        skipping = after is not None
+        for current in self.mro(cls):
+            if skipping:
+                skipping = current.qualname != after.qualname
+                continue
+            if name in current.methods or name in current.attributes:
+                node = current.node
+                if node is None or current.qualname not in self._classes:
+                    return None  # defined in another module: linted there
+                for stmt in node.body:
+                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+                        return stmt
+                return None
+        return None
+
+    def _reached_from(self, function: FunctionNode, cls: Optional[ClassSummary]):
+        """Functions called from `function` (with the class `self` is an instance of), marking parents on the way."""
+        self_name = _self_name(function) if cls is not None and function in self._owner else None
+        owner = self._owner.get(function)
+        top_level = {name for name in self.summary.functions}
+        locals_ = self.local_names(function)
+        stack: List[ast.AST] = [function]
+        while stack:
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                setattr(child, PARENT, node)
+                stack.append(child)
+            if isinstance(node, _FUNCTIONS) and node is not function:
+                yield node, cls  # nested def / lambda: compiled with the same entry
+            elif isinstance(node, ast.Call):
+                target = self._call_target(node.func, cls, self_name, owner, top_level, locals_)
+                if target is not None:
+                    yield target
+            elif (self_name and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                  and node.value.id == self_name and isinstance(node.ctx, ast.Load)):
+                prop = self._property(cls, node.attr)
+                if prop is not None:
+                    yield prop, cls
+
+    def _property(self, cls: ClassSummary, name: str):
+        for current in self.mro(cls):
+            if name in current.properties:
+                found = self._find_method(current, name)
+                return found
+            if name in current.methods or name in current.attributes:
+                return None
+        return None
+
+    def _call_target(self, func, cls, self_name, owner, top_level, locals_):
+        if isinstance(func, ast.Name):
+            if func.id in top_level and func.id not in locals_:
+                for stmt in self.tree.body:
+                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == func.id:
+                        return stmt, None
+            return None
+        if not isinstance(func, ast.Attribute):
+            return None
+        receiver = func.value
+        if isinstance(receiver, ast.Name) and receiver.id == self_name and cls is not None:
+            method = self._find_method(cls, func.attr)
+            return (method, cls) if method is not None else None
+        if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
+                and cls is not None and owner is not None):
+            method = self._find_method(cls, func.attr, after=owner)
+            return (method, cls) if method is not None else None
+        if isinstance(receiver, ast.Name) and receiver.id not in locals_:
+            qualname = self.imports.qualname(receiver)
+            target_cls = self._summary_of(qualname)
+            if target_cls is not None and target_cls.qualname in self._classes:
+                method = self._find_method(target_cls, func.attr)
+                if method is not None:
+                    return method, (cls if cls is not None else target_cls)
+        return None
+
+    def _jit_entries(self, source_text: str):
+        if "jit" not in source_text and "ms_function" not in source_text:
+            return
+        functions = {}
+        for node in _all_statements(self.tree.body):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.setdefault(node.name, node)
+                for decorator in node.decorator_list:
+                    entry = self._jit_entry(decorator, node)
+                    if entry is not None:
+                        yield node, entry
+        for node in ast.walk(self.tree):  # jit(fn, ...) wrapping
+            if isinstance(node, ast.Call) and node.args and self._is_jit(node.func):
+                target = node.args[0]
+                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+                if name in functions:
+                    yield functions[name], Entry(self._function_name(functions[name]), "jit",
+                                                 strict=_fullgraph(node), lax=not _fullgraph(node))
+
+    def _jit_entry(self, decorator: ast.expr, function) -> Optional[Entry]:
+        call = decorator if isinstance(decorator, ast.Call) else None
+        if not self._is_jit(call.func if call else decorator):
+            return None
+        strict = bool(call) and _fullgraph(call)
+        return Entry(self._function_name(function), "jit", strict=strict, lax=not strict)
+
+    def _is_jit(self, expr: ast.expr) -> bool:
+        return self.imports.qualname(expr) in framework.JIT_DECORATORS
+
+    def _function_name(self, function) -> str:
+        owner = self._owner.get(function)
+        return f"{owner.name}.{function.name}" if owner else function.name
+
+
+def _fullgraph(call: ast.Call) -> bool:
+    return any(k.arg == "fullgraph" and isinstance(k.value, ast.Constant) and k.value.value is True
+               for k in call.keywords)
+
+
+def _self_name(function: FunctionNode) -> Optional[str]:
+    if isinstance(function, ast.Lambda):
+        return None
+    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+        return None
+    args = function.args.posonlyargs + function.args.args
+    return args[0].arg if args else None
+
+
+def _base_name(base: ast.expr) -> str:
+    return base.id if isinstance(base, ast.Name) else ""
+
+
+def _all_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a module, entering functions and classes (classes can be nested anywhere).
+
+    Each statement gets its parent link (the statement or handler holding it), so that
+    `enclosing_function` and `cell_of` work from any node the graph walk or the engine reaches.
+    """
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                for child in block:
+                    setattr(child, PARENT, stmt)
+                stack.extend(reversed(block))
+
+
+def _sets_strict_context(tree: ast.Module, imports: ImportMap, source_text: str) -> bool:
+    """`set_context(jit_syntax_level=STRICT)` in this module (the project-wide pass refines this)."""
+    if "jit_syntax_level" not in source_text:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "jit_syntax_level":
+            value = node.value
+            text = value.attr if isinstance(value, ast.Attribute) else getattr(value, "value", None)
+            if text == "STRICT" or text == 0:
+                return True
+    return False

@@ -1,0 +1,114 @@
+"""Resolving names to qualified names through a module's imports (`np.sum` -> `numpy.sum`)."""
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Dict, Iterable, Iterator, List, Optional
+
+_BUILTINS = frozenset(dir(builtins))
+# `from mindtorch.tools import mstorch_enable` turns later `import torch` statements into MindTorch.
+_MSTORCH_REDIRECTS = {"torch": "mindtorch.torch", "torchvision": "mindtorch.torchvision"}
+
+
+def statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a block and of its nested if/try/with/for/while blocks, not entering defs or classes."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(stmt, name, None)
+            if block:
+                stack.extend(reversed(block))
+
+
+class ImportMap:
+    """Local name -> qualified name, for the names a module (or function) binds by import or definition."""
+
+    def __init__(self, module: str, is_package: bool = False, parent: Optional["ImportMap"] = None):
+        self.module = module
+        self.is_package = is_package
+        self.parent = parent
+        self.names: Dict[str, str] = {}
+        self.mstorch = parent.mstorch if parent else False
+
+    @classmethod
+    def of_block(cls, body: List[ast.stmt], module: str, is_package: bool = False,
+                 parent: Optional["ImportMap"] = None, define_locals: bool = True) -> "ImportMap":
+        imports = cls(module, is_package, parent)
+        stmts = list(statements(body))
+        imports.mstorch = imports.mstorch or any(
+            isinstance(s, ast.ImportFrom) and s.module and s.module.startswith("mindtorch.tools")
+            and any(a.name == "mstorch_enable" for a in s.names)
+            for s in stmts
+        )
+        for stmt in stmts:
+            if isinstance(stmt, ast.Import):
+                imports._add_import(stmt)
+            elif isinstance(stmt, ast.ImportFrom):
+                imports._add_import_from(stmt)
+            elif define_locals and isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                imports.names.setdefault(stmt.name, f"{module}.{stmt.name}" if module else stmt.name)
+        return imports
+
+    def _redirect(self, dotted: str) -> str:
+        if self.mstorch:
+            head, dot, rest = dotted.partition(".")
+            if head in _MSTORCH_REDIRECTS:
+                return _MSTORCH_REDIRECTS[head] + dot + rest
+        return dotted
+
+    def _add_import(self, stmt: ast.Import) -> None:
+        for alias in stmt.names:
+            target = self._redirect(alias.name)
+            if alias.asname:
+                self.names[alias.asname] = target
+            else:  # `import a.b.c` binds `a`
+                head = alias.name.partition(".")[0]
+                self.names[head] = self._redirect(head)
+
+    def _add_import_from(self, stmt: ast.ImportFrom) -> None:
+        base = self.absolute(stmt.module, stmt.level)
+        if base is None:
+            return
+        base = self._redirect(base)
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            self.names[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+    def absolute(self, module: Optional[str], level: int) -> Optional[str]:
+        """The absolute module a (possibly relative) `from` import names; None when it escapes the package."""
+        if not level:
+            return module
+        parts = self.module.split(".") if self.module else []
+        drop = level - 1 if self.is_package else level
+        if drop > len(parts):
+            return None
+        parts = parts[: len(parts) - drop]
+        if module:
+            parts.append(module)
+        return ".".join(parts)
+
+    def resolve(self, name: str) -> Optional[str]:
+        imports: Optional[ImportMap] = self
+        while imports is not None:
+            if name in imports.names:
+                return imports.names[name]
+            imports = imports.parent
+        return f"builtins.{name}" if name in _BUILTINS else None
+
+    def qualname(self, expr: ast.AST, local_names: Iterable[str] = ()) -> Optional[str]:
+        """`np.linalg.norm` -> `numpy.linalg.norm`; None for anything not rooted in a resolvable name."""
+        attrs = []
+        while isinstance(expr, ast.Attribute):
+            attrs.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name) or expr.id in local_names:
+            return None
+        root = self.resolve(expr.id)
+        if root is None:
+            return None
+        return ".".join([root, *reversed(attrs)])

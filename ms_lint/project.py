@@ -1,0 +1,247 @@
+"""The project index: small summaries of the linted project's modules, built on demand.
+
+A summary holds what other modules need to know about a module: its imports, its classes with their resolved bases
+and the attributes they define. Summaries let `GraphScope` decide that `class Head(Block)` is an nn.Cell when
+`Block` lives in another file of the project, in every front end (flake8 and pylint see one file at a time).
+"""
+from __future__ import annotations
+
+import ast
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from ms_lint import framework
+from ms_lint.imports import ImportMap, statements
+from ms_lint.source import SourceError, package_root, parse, read
+
+# Methods through which a Cell gains attributes by name (registered children, parameters, buffers).
+_REGISTERING_CALLS = frozenset(
+    {"insert_child_to_cell", "insert_param_to_cell", "register_buffer", "register_parameter", "register_module",
+     "add_module", "_register_buffer"}
+)
+
+
+@dataclass
+class ClassSummary:
+    name: str
+    qualname: str
+    bases: Tuple[Optional[str], ...]
+    methods: FrozenSet[str]
+    properties: FrozenSet[str]
+    attributes: FrozenSet[str]  # assigned on self anywhere in the class, or bound in the class body
+    parameters: FrozenSet[str]  # self.X = Parameter(...)
+    dynamic: bool  # attributes are also created in ways a linter cannot follow (setattr with a variable name...)
+    node: Optional[ast.ClassDef] = field(default=None, repr=False, compare=False)
+
+
+@dataclass
+class ModuleSummary:
+    name: str
+    path: str
+    imports: ImportMap
+    classes: Dict[str, ClassSummary]
+    functions: FrozenSet[str]
+
+
+def summarize(tree: ast.Module, module: str, path: str) -> ModuleSummary:
+    is_package = os.path.basename(path) == "__init__.py"
+    imports = ImportMap.of_block(tree.body, module, is_package)
+    classes: Dict[str, ClassSummary] = {}
+    functions: Set[str] = set()
+    for stmt in statements(tree.body):
+        if isinstance(stmt, ast.ClassDef):
+            classes[stmt.name] = summarize_class(stmt, imports)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.add(stmt.name)
+    return ModuleSummary(module, path, imports, classes, frozenset(functions))
+
+
+def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
+    methods, properties, attributes, parameters = set(), set(), set(), set()
+    dynamic = False
+    for stmt in statements(node.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            methods.add(stmt.name)
+            if any(_decorator_name(d) in ("property", "cached_property") or
+                   (isinstance(d, ast.Attribute) and d.attr in ("setter", "getter")) for d in stmt.decorator_list):
+                properties.add(stmt.name)
+            if stmt.name in ("__getattr__", "__getattribute__"):
+                dynamic = True
+        else:
+            for target in _assigned_targets(stmt):
+                if isinstance(target, ast.Name):
+                    attributes.add(target.id)
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        for sub in ast.walk(method):
+            if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                value = getattr(sub, "value", None)
+                for target in _assigned_targets(sub):
+                    for attr in _self_attributes(target, self_name):
+                        attributes.add(attr)
+                        if value is not None and _is_parameter_call(value, imports):
+                            parameters.add(attr)
+            elif isinstance(sub, ast.Call):
+                dynamic |= _note_registering_call(sub, self_name, attributes, parameters)
+    return ClassSummary(
+        name=node.name,
+        qualname=f"{imports.module}.{node.name}" if imports.module else node.name,
+        bases=tuple(imports.qualname(base) for base in node.bases),
+        methods=frozenset(methods),
+        properties=frozenset(properties),
+        attributes=frozenset(attributes),
+        parameters=frozenset(parameters),
+        dynamic=dynamic,
+        node=node,
+    )
+
+
+def _decorator_name(decorator: ast.expr) -> Optional[str]:
+    if isinstance(decorator, ast.Name):
+        return decorator.id
+    if isinstance(decorator, ast.Attribute):
+        return decorator.attr
+    return None
+
+
+def _assigned_targets(stmt: ast.AST) -> List[ast.expr]:
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        targets = [stmt.target]
+    else:
+        return []
+    flat = []
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+        else:
+            flat.append(target)
+    return flat
+
+
+def _self_attributes(target: ast.expr, self_name: str) -> List[str]:
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+        return [target.attr]
+    return []
+
+
+def _is_parameter_call(value: ast.expr, imports: ImportMap) -> bool:
+    return isinstance(value, ast.Call) and imports.qualname(value.func) in framework.PARAMETER_CLASSES
+
+
+def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str], parameters: Set[str]) -> bool:
+    """Record names registered by setattr/insert_child_to_cell; True when a name is not a constant."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "setattr" and len(call.args) >= 2:
+        owner, name = call.args[0], call.args[1]
+        if isinstance(owner, ast.Name) and owner.id == self_name:
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                attributes.add(name.value)
+                return False
+            return True
+        return False
+    if (isinstance(func, ast.Attribute) and func.attr in _REGISTERING_CALLS and isinstance(func.value, ast.Name)
+            and func.value.id == self_name and call.args):
+        name = call.args[0]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            attributes.add(name.value)
+            if "param" in func.attr:
+                parameters.add(name.value)
+            return False
+        return True
+    return False
+
+
+class ProjectIndex:
+    """Module summaries by dotted name, found under the import roots of the linted files and built lazily."""
+
+    def __init__(self):
+        self.roots: List[str] = []
+        self._by_name: Dict[str, Optional[ModuleSummary]] = {}
+        self._kinds: Dict[str, Optional[str]] = {}
+        self._lock = threading.Lock()
+
+    def add_file(self, path: str) -> None:
+        root = package_root(path)
+        if root not in self.roots:
+            self.roots.append(root)
+
+    def register(self, summary: ModuleSummary) -> None:
+        """Use an already-built summary (the file being linted) instead of re-reading the file."""
+        with self._lock:
+            self._by_name[summary.name] = summary
+            self._kinds.clear()
+
+    def module(self, name: str) -> Optional[ModuleSummary]:
+        if name in self._by_name:
+            return self._by_name[name]
+        summary = None
+        path = self._find(name)
+        if path is not None:
+            try:
+                summary = summarize(parse(read(path)), name, path)
+            except (SourceError, RecursionError):
+                summary = None
+        with self._lock:
+            self._by_name[name] = summary
+        return summary
+
+    def _find(self, name: str) -> Optional[str]:
+        relative = name.replace(".", os.sep)
+        for root in self.roots:
+            for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):
+                path = os.path.join(root, candidate)
+                if os.path.isfile(path):
+                    return path
+        return None
+
+    def lookup_class(self, qualname: str, depth: int = 0) -> Optional[ClassSummary]:
+        """The summary of a project class by qualified name, following re-exports (`from .x import Y`)."""
+        if depth > 8 or "." not in qualname:
+            return None
+        module_name, _, attr = qualname.rpartition(".")
+        module = self.module(module_name)
+        if module is None:
+            return None
+        if attr in module.classes:
+            return module.classes[attr]
+        target = module.imports.names.get(attr)
+        return self.lookup_class(target, depth + 1) if target and target != qualname else None
+
+    def class_kind(self, qualname: Optional[str], _seen: FrozenSet[str] = frozenset()) -> Optional[str]:
+        """"cell", "module" (MindTorch), None (known not to be a Cell), or "unknown" (a base could not be found)."""
+        if not qualname:
+            return "unknown"
+        if qualname in self._kinds:
+            return self._kinds[qualname]
+        kind = framework.class_kind(qualname)
+        if kind is None and qualname not in _seen:
+            summary = self.lookup_class(qualname)
+            if summary is None:
+                kind = None if _is_known_non_cell(qualname) else "unknown"
+            else:
+                kind = self.kind_of_bases(summary.bases, _seen | {qualname})
+        self._kinds[qualname] = kind
+        return kind
+
+    def kind_of_bases(self, bases, seen: FrozenSet[str] = frozenset()) -> Optional[str]:
+        kinds = [self.class_kind(base, seen) for base in bases]
+        for wanted in ("module", "cell", "unknown"):
+            if wanted in kinds:
+                return wanted
+        return None
+
+
+def _is_known_non_cell(qualname: str) -> bool:
+    """Builtins, the standard library and well-known libraries are never nn.Cell subclasses."""
+    head = qualname.split(".", 1)[0]
+    return head in ("builtins", "abc", "typing", "enum", "collections", "dataclasses", "numpy", "torch", "object",
+                    "mindspore", "mindtorch", "typing_extensions")

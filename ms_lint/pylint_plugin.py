@@ -1,0 +1,66 @@
+"""`pylint --load-plugins ms_lint`: translation only.
+
+pylint already holds an astroid tree; ms_lint re-parses the module's source with `ast` (a small fraction of
+pylint's own time) and reports the engine's diagnostics under fixed message ids (`E8701`...).
+Options (pylint flattens every `[tool.pylint.*]` table, hence the `ms-lint-` prefix) override `[tool.ms_lint]`.
+"""
+from __future__ import annotations
+
+from pylint.checkers import BaseRawFileChecker
+
+from ms_lint.config import SYNTAX_LEVELS, TARGETS, load, override
+from ms_lint.engine import Linter, all_rules, pylint_id
+
+
+def _messages():
+    return {
+        pylint_id(rule): ("%s", rule.name, rule.summary())
+        for rule in all_rules()
+    }
+
+
+class MsLintChecker(BaseRawFileChecker):
+    name = "ms-lint"
+    msgs = _messages()
+    options = (
+        ("ms-lint-select", {"type": "csv", "default": (), "metavar": "<codes>",
+                            "help": "ms_lint rule codes or prefixes to enable (ALL for every rule)"}),
+        ("ms-lint-ignore", {"type": "csv", "default": (), "metavar": "<codes>",
+                            "help": "ms_lint rule codes or prefixes to disable"}),
+        ("ms-lint-syntax-level", {"type": "choice", "choices": ("",) + SYNTAX_LEVELS, "default": "",
+                                  "metavar": "<lax|strict>", "help": "the jit_syntax_level graph code compiles at"}),
+        ("ms-lint-target", {"type": "choice", "choices": ("",) + TARGETS, "default": "",
+                            "metavar": "<any|cpu|gpu|ascend>", "help": "the device target"}),
+    )
+
+    def __init__(self, linter):
+        super().__init__(linter)
+        self._linters = {}
+
+    def _linter_for(self, path: str) -> Linter:
+        settings = load(path)
+        config = self.linter.config
+        settings = override(
+            settings,
+            select=list(config.ms_lint_select) or None,
+            ignore=list(config.ms_lint_ignore) or None,
+            syntax_level=config.ms_lint_syntax_level or None,
+            target=config.ms_lint_target or None,
+        )
+        linter = self._linters.get(settings)
+        if linter is None:
+            linter = self._linters[settings] = Linter(settings)
+        return linter
+
+    def process_module(self, node) -> None:
+        path = node.file
+        if not path or not path.endswith((".py", ".pyi")):
+            return
+        with node.stream() as stream:
+            data = stream.read()
+        result = self._linter_for(path).lint_bytes(data, path)
+        for message in result.internal_errors:
+            self.linter.add_message("astroid-error", args=(path, message), line=1)
+        for d in result.diagnostics:
+            self.add_message(d.symbol, line=d.row, col_offset=d.column, end_lineno=d.end_row,
+                             end_col_offset=d.end_column, args=(d.message,))

@@ -1,0 +1,166 @@
+"""The rule contract: what a rule declares and what it returns.
+
+Positions are 1-based rows and 0-based character columns everywhere inside ms_lint; front ends convert once.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Iterator, Optional, Tuple
+
+if TYPE_CHECKING:
+    from ms_lint.engine import Context
+
+SEVERITIES = ("error", "warning", "info")
+# "level": warning under LAX, error under STRICT (see RULES.md, "Syntax level").
+DECLARED_SEVERITIES = SEVERITIES + ("level",)
+APPLICABILITIES = ("safe", "unsafe", "display-only")
+# Where a rule's visit hooks run: inside graph-compiled functions, anywhere inside nn.Cell class bodies, or the
+# whole module. The engine walks only what the selected rules need.
+SCOPES = ("graph", "cell", "module")
+DOCS_URL = "https://github.com/ms-lint/ms-lint/blob/main/docs/rules/{code}.md"
+
+Position = Tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two positions of the original source with `content`."""
+
+    content: str
+    location: Position
+    end_location: Position
+
+    @classmethod
+    def replace(cls, node: ast.AST, content: str) -> "Edit":
+        return cls(content, (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))
+
+    @classmethod
+    def insert(cls, position: Position, content: str) -> "Edit":
+        return cls(content, position, position)
+
+
+@dataclass(frozen=True)
+class Import:
+    """An import a fix needs: `from module import name`, or `import module` when name is None."""
+
+    module: str
+    name: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: str
+    message: str
+    edits: Tuple[Edit, ...]
+    imports: Tuple[Import, ...] = ()
+
+    def __post_init__(self):
+        if self.applicability not in APPLICABILITIES:
+            raise ValueError(f"unknown fix applicability {self.applicability!r}")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    symbol: str
+    message: str
+    severity: str
+    path: str
+    row: int
+    column: int
+    end_row: int
+    end_column: int
+    fix: Optional[Fix] = None
+
+    @property
+    def url(self) -> str:
+        return DOCS_URL.format(code=self.code)
+
+    def sort_key(self):
+        return (self.path, self.row, self.column, self.code)
+
+
+class Rule:
+    """Base class of every rule. Subclasses live one per module in `ms_lint.checkers` and are found there.
+
+    A subclass declares `code`, `name`, `severity`, `scope`, `message` (a `str.format` template) and, when it has
+    one, `fix_applicability`; its docstring is its documentation. It defines `visit_<node>` hooks named after
+    `ast` node classes in snake case (`visit_call`, `visit_aug_assign`) that yield diagnostics from `self.report`.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[str]
+    scope: ClassVar[str] = "graph"
+    message: ClassVar[str]
+    fix_applicability: ClassVar[Optional[str]] = None
+    # Substrings of which at least one must occur in a file's text for the rule to possibly fire there: a cheap
+    # pre-filter that lets the engine skip walks. Empty means "always applicable".
+    needles: ClassVar[Tuple[str, ...]] = ()
+
+    def report(
+        self,
+        ctx: "Context",
+        node: ast.AST,
+        *,
+        fix: Optional[Fix] = None,
+        severity: Optional[str] = None,
+        **fields,
+    ) -> Diagnostic:
+        """A diagnostic for `node`. `{entry}` and `{level_note}` in the message are filled from the context;
+        a "level" severity becomes warning under LAX and error under STRICT."""
+        entry = ctx.graph.entry_of(node)
+        if entry is not None:
+            fields.setdefault("entry", entry.name)
+        fields.setdefault("level_note", self.level_note(ctx, node))
+        severity = severity or self.severity
+        if severity == "level":
+            severity = "error" if ctx.graph.level_of(node) == "strict" else "warning"
+        return ctx.diagnostic(self, node, self.message.format(**fields), severity, fix)
+
+    @staticmethod
+    def level_note(ctx: "Context", node: ast.AST) -> str:
+        """What the code does at the syntax level it compiles at, for the messages of "level" rules."""
+        return LEVEL_NOTES[ctx.graph.level_of(node)]
+
+    @classmethod
+    def docs(cls) -> str:
+        import inspect
+
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence under "What it does"."""
+        match = re.search(r"## What it does\s+(.+?)(?:\n\n|\n##|$)", cls.docs(), re.S)
+        text = match.group(1) if match else cls.docs().split("\n\n")[0]
+        return " ".join(text.split())
+
+    @classmethod
+    def hooks(cls) -> Iterator[Tuple[type, str]]:
+        """(ast node class, method name) for every visit hook the rule defines."""
+        for attr in dir(cls):
+            if attr.startswith("visit_"):
+                node_class = _NODE_CLASSES.get(attr[len("visit_"):])
+                if node_class is None:
+                    raise TypeError(f"{cls.__name__}.{attr} does not name an ast node class")
+                yield node_class, attr
+
+
+LEVEL_NOTES = {
+    "lax": "runs on the host through JIT Fallback at the default LAX syntax level, fails to compile under STRICT",
+    "strict": "fails to compile at the STRICT syntax level",
+}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+_NODE_CLASSES = {
+    _snake(name): obj
+    for name, obj in vars(ast).items()
+    if isinstance(obj, type) and issubclass(obj, ast.AST) and obj is not ast.AST
+}

@@ -1,0 +1,140 @@
+"""Reading Python source the way the interpreter does, and parsing it without ever raising."""
+from __future__ import annotations
+
+import ast
+import codecs
+import io
+import os
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+# Python's tokenizer ends lines only at \n, \r\n and \r (str.splitlines also splits at \f, \x1c, \u2028...).
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class SourceError(Exception):
+    """The file cannot be read, decoded or parsed; `row`/`column` locate the problem when known."""
+
+    def __init__(self, message: str, row: int = 1, column: int = 0):
+        super().__init__(message)
+        self.row = row
+        self.column = column
+
+
+@dataclass
+class SourceFile:
+    path: str
+    text: str
+    encoding: str = "utf-8"
+    bom: bool = False
+    module_name: str = ""
+    _lines: Optional[List[str]] = field(default=None, repr=False)
+
+    @property
+    def lines(self) -> List[str]:
+        """Physical lines without their line endings; `lines[row - 1]`."""
+        if self._lines is None:
+            self._lines = _LINE_END.split(self.text)
+        return self._lines
+
+    def line(self, row: int) -> str:
+        lines = self.lines
+        return lines[row - 1] if 0 < row <= len(lines) else ""
+
+    def char_column(self, row: int, byte_column: int) -> int:
+        """`ast` columns count UTF-8 bytes; users and editors count characters."""
+        line = self.line(row)
+        if byte_column <= 0 or line.isascii():
+            return max(byte_column, 0)
+        return len(line.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
+
+    def byte_column(self, row: int, char_column: int) -> int:
+        line = self.line(row)
+        if line.isascii():
+            return char_column
+        return len(line[:char_column].encode("utf-8"))
+
+
+def decode(data: bytes, path: str) -> SourceFile:
+    """Decode bytes as the interpreter would (BOM, PEP 263 coding cookie, UTF-8 default)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise SourceError(f"cannot determine the encoding: {exc.msg if hasattr(exc, 'msg') else exc}") from None
+    bom = data.startswith(codecs.BOM_UTF8)
+    if bom:
+        data = data[len(codecs.BOM_UTF8):]
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        row = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        raise SourceError(
+            f"cannot decode the file as {encoding}: byte 0x{data[exc.start]:02x} at offset {exc.start} is invalid",
+            row,
+            column,
+        ) from None
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r} declared in the coding cookie") from None
+    return SourceFile(path=path, text=text, encoding=encoding, bom=bom, module_name=module_name(path))
+
+
+def read(path: str) -> SourceFile:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise SourceError(f"cannot read the file: {exc.strerror or exc}") from None
+    return decode(data, path)
+
+
+def parse(source: SourceFile) -> ast.Module:
+    """`ast.parse`, turning every failure mode (syntax, null bytes, nesting too deep) into SourceError."""
+    try:
+        return ast.parse(source.text, filename=source.path, type_comments=False)
+    except SyntaxError as exc:
+        row = exc.lineno or 1
+        column = source.char_column(row, (exc.offset or 1) - 1) if exc.offset else 0
+        raise SourceError(f"syntax error: {exc.msg}", row, column) from None
+    except ValueError as exc:  # "source code string cannot contain null bytes" (Python < 3.12)
+        row, column = _null_byte_position(source.text)
+        raise SourceError(f"cannot parse the file: {exc}", row, column) from None
+    except (RecursionError, MemoryError):
+        raise SourceError("cannot parse the file: expressions are nested too deeply for the Python parser") from None
+
+
+def _null_byte_position(text: str) -> Tuple[int, int]:
+    offset = text.find("\0")
+    if offset < 0:
+        return 1, 0
+    row = text.count("\n", 0, offset) + 1
+    return row, offset - (text.rfind("\n", 0, offset) + 1)
+
+
+def module_name(path: str) -> str:
+    """The dotted module name of a file, from the package directories (`__init__.py`) that contain it."""
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    stem = os.path.splitext(filename)[0]
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        parts.insert(0, package)
+        if not package:
+            break
+    return ".".join(parts)
+
+
+def package_root(path: str) -> str:
+    """The directory from which `module_name(path)` is importable."""
+    path = os.path.abspath(path)
+    directory = os.path.dirname(path)
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return directory
