@@ -1,0 +1,147 @@
+"""What MindSpore 2.10 does with the pitfalls of MSL001, MSL030 and MSL040 (the claims in their docs)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+NUMPY_CELLS = """
+import numpy as np
+from mindspore import nn
+
+class Exp(nn.Cell):
+    def construct(self, x):
+        return np.exp(x)
+
+class SumAsnumpy(nn.Cell):
+    def construct(self, x):
+        return np.sum(x.asnumpy())
+
+class SumTensor(nn.Cell):
+    def construct(self, x):
+        return np.sum(x)
+
+class AddArray(nn.Cell):
+    def construct(self, x):
+        return x + np.ones((3,), np.float32)
+"""
+
+
+def test_msl001_numpy_on_tensor_runs_under_lax_and_fails_under_strict(oracle):
+    cells = oracle.load(NUMPY_CELLS)
+    x = oracle.tensor([1.0, -2.0, 3.0])
+    for cell in (cells.Exp, cells.SumAsnumpy):
+        lax = oracle.call("lax", cell(), x)
+        assert lax.ok and isinstance(lax.value, (np.ndarray, np.floating)), lax.error
+        strict = oracle.call("strict", cell(), x)
+        assert not strict.ok and strict.error_type in ("ValueError", "AttributeError")
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl001_reduction_on_tensor_and_tensor_plus_ndarray_fail_in_every_mode(oracle, mode):
+    cells = oracle.load(NUMPY_CELLS)
+    x = oracle.tensor([1.0, -2.0, 3.0])
+    for cell in (cells.SumTensor, cells.AddArray):
+        outcome = oracle.call(mode, cell(), x)
+        assert not outcome.ok, f"{cell.__name__} ran under {mode}"
+        assert outcome.error_type in ("TypeError", "ValueError", "RuntimeError")
+
+
+LIST_CELLS = """
+from mindspore import nn
+
+class OneInList(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Dense(2, 2)]
+    def construct(self, x):
+        return self.layers[0](x)
+
+class TwoInList(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Dense(2, 2), nn.Dense(2, 2)]
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+class Fixed(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(2, 2), nn.Dense(2, 2)])
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+"""
+
+
+def test_msl030_list_of_cells_is_unregistered_or_fails_and_celllist_fixes_it(oracle):
+    cells = oracle.load(LIST_CELLS)
+    x = oracle.tensor([[1.0, 2.0]])
+    one = cells.OneInList()
+    assert oracle.call("lax", one, x).ok
+    assert len(one.trainable_params()) == 0  # silently unregistered
+    two = oracle.call("lax", cells.TwoInList(), x)
+    assert not two.ok and "already exists" in two.message
+    fixed = cells.Fixed()
+    assert oracle.call("lax", fixed, x).ok and oracle.call("strict", cells.Fixed(), x).ok
+    assert len(fixed.trainable_params()) == 4
+
+
+SLICE_CELLS = """
+import numpy as np
+from mindspore import nn, ops, Parameter, Tensor
+
+class Base(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(Tensor(np.zeros(4, np.float32)), name="p")
+
+class SliceSet(Base):
+    def construct(self, v):
+        self.p[0:2] = v
+        return self.p
+
+class SliceAssign(Base):
+    def construct(self, v):
+        ops.assign(self.p[0:2], ops.fill(v.dtype, (2,), v))
+        return self.p
+
+class Fixed(Base):
+    def construct(self, v):
+        p_updated = self.p.copy()
+        p_updated[0:2] = v
+        ops.assign(self.p, p_updated)
+        return self.p
+
+class ClampSlice(nn.Cell):
+    def construct(self, x):
+        x[1:].clamp_(0, 1)
+        return x
+
+class ClampFixed(nn.Cell):
+    def construct(self, x):
+        x[1:] = x[1:].clamp(0, 1)
+        return x
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl040_parameter_slice_update_is_lost_and_the_fix_keeps_it(oracle, mode):
+    cells = oracle.load(SLICE_CELLS)
+    v = oracle.tensor(5.0)
+    for broken in (cells.SliceSet(), cells.SliceAssign()):
+        assert oracle.call(mode, broken, v).ok
+        assert broken.p.asnumpy().tolist() == [0, 0, 0, 0], "the Parameter changed"
+    fixed = cells.Fixed()
+    assert oracle.call(mode, fixed, v).ok
+    assert fixed.p.asnumpy().tolist() == [5, 5, 0, 0]
+
+
+def test_msl040_inplace_method_on_slice_fails_to_compile_and_the_fix_runs(oracle):
+    cells = oracle.load(SLICE_CELLS)
+    x = oracle.tensor([-1.0, 2.0, 0.5])
+    assert not oracle.call("lax", cells.ClampSlice(), x).ok
+    fixed = oracle.call("lax", cells.ClampFixed(), x)
+    assert fixed.ok and fixed.value.asnumpy().tolist() == [-1.0, 1.0, 0.5]
