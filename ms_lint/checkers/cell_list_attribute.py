@@ -208,7 +208,9 @@ class CellListAttribute(Rule):
         elif isinstance(value, ast.Tuple):
             content = f"{wrapper}([{', '.join(ctx.text(e) for e in value.elts)}])"
         elif isinstance(value, ast.Call) and getattr(value.func, "id", "") in ("list", "tuple"):
-            content = f"{wrapper}(list({ctx.text(value.args[0])}))"
+            inner = ctx.text(value.args[0])
+            generator = isinstance(value.args[0], ast.GeneratorExp) and inner.startswith("(")
+            content = f"{wrapper}([{inner[1:-1]}])" if generator else f"{wrapper}(list({inner}))"
         elif isinstance(value, ast.GeneratorExp):
             content = f"{wrapper}([{ctx.text(value)[1:-1]}])" if ctx.text(value).startswith("(") else None
         else:

@@ -14,6 +14,24 @@ INPLACE_METHODS = frozenset({
     "masked_fill_", "masked_scatter_", "mul_", "normal_", "put_", "random_", "remainder_", "scatter_",
     "scatter_add_", "set_", "sigmoid_", "sign_", "sub_", "tanh_", "to_", "uniform_", "zero_",
 })
+# In-place methods whose out-of-place twin exists on mindspore.Tensor 2.10 with the same meaning (`hasattr`
+# checked; copy_/to_/random ones differ in meaning and are left out).
+OUT_OF_PLACE = {name: name[:-1] for name in (
+    "add_", "addmm_", "clamp_", "div_", "erfinv_", "exp_", "fill_", "fill_diagonal_", "floor_", "floor_divide_",
+    "index_add_", "index_fill_", "index_put_", "log_", "masked_fill_", "masked_scatter_", "mul_", "remainder_",
+    "scatter_", "scatter_add_", "sigmoid_", "sign_", "sub_", "tanh_")}
+
+
+def out_of_place_call(ctx, call: ast.Call):
+    """The out-of-place form of `t.<op>_(...)` and the imports it needs, or None when there is none."""
+    func = call.func
+    receiver = ctx.text(func.value)
+    if func.attr == "zero_" and not call.args and not call.keywords:
+        ops, imports = fixes.reference(ctx.graph, "mindspore.ops")
+        return f"{ops}.zeros_like({receiver})", imports
+    if func.attr in OUT_OF_PLACE:
+        return f"{receiver}.{OUT_OF_PLACE[func.attr]}({_arguments(ctx, call)})", ()
+    return None
 
 
 class InplaceOnSlice(Rule):
@@ -51,7 +69,8 @@ class InplaceOnSlice(Rule):
 
     ## Fix
     Safe for an in-place method on a slice used as a statement: `x[i].clamp_(a, b)` becomes
-    `x[i] = x[i].clamp(a, b)` (the form MindTorch recommends). Unsafe for a Parameter slice: the statement becomes
+    `x[i] = x[i].clamp(a, b)` (the form MindTorch recommends; `zero_()` becomes `ops.zeros_like(...)`), for the
+    methods whose out-of-place twin exists on `Tensor` with the same meaning. Unsafe for a Parameter slice: the statement becomes
     a copy, the item assignment on the copy, and a whole-Parameter `ops.assign` (measured to update the Parameter
     at both syntax levels); unsafe because the Parameter now really changes, which code may not expect.
     """
@@ -114,12 +133,12 @@ class InplaceOnSlice(Rule):
     @staticmethod
     def _method_fix(ctx, call: ast.Call) -> Optional[Fix]:
         statement = ctx.parent(call)
-        if not isinstance(statement, ast.Expr) or ctx.start(statement)[0] != ctx.end(statement)[0]:
+        replacement = out_of_place_call(ctx, call)
+        if not isinstance(statement, ast.Expr) or replacement is None:
             return None
-        func = call.func
-        out_of_place = f"{ctx.text(func.value)}.{func.attr[:-1]}({_arguments(ctx, call)})"
-        return Fix("safe", f"Assign the result of `{func.attr[:-1]}` back to the slice",
-                   (ctx.replace(call, f"{ctx.text(func.value)} = {out_of_place}"),))
+        content, imports = replacement
+        return Fix("safe", f"Assign the out-of-place result back to `{ctx.text(call.func.value)}`",
+                   (ctx.replace(call, f"{ctx.text(call.func.value)} = {content}"),), imports)
 
     @staticmethod
     def _parameter_fix(ctx, statement, target, value, operator, parameter) -> Optional[Fix]:

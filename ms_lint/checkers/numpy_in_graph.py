@@ -113,27 +113,44 @@ class NumpyInGraph(Rule):
     def _fix(self, ctx, node: ast.Call, qualname: str) -> Optional[Fix]:
         if not qualname.startswith("numpy.") or qualname.count(".") != 1:
             return None
-        mapped = OPS_EQUIVALENTS.get(qualname.rpartition(".")[2])
-        if mapped is None or any(isinstance(a, ast.Starred) for a in node.args):
-            return None
+        function = qualname.rpartition(".")[2]
+        mapped = OPS_EQUIVALENTS.get(function)
+        if mapped is None or (function == "where" and len(node.args) != 3):
+            return None  # one-argument np.where is nonzero(), not a select
         name, keywords = mapped
-        arguments = [_without_host_copy(ctx, a) for a in node.args]
-        for keyword in node.keywords:
-            if keyword.arg not in keywords:
-                return None  # a keyword ops does not take (out=, dtype=, initial=...)
-            arguments.append(f"{keywords[keyword.arg]}={_without_host_copy(ctx, keyword.value)}")
+        tensors = ctx.graph.tensors(node)
+        values = [*node.args, *(k.value for k in node.keywords)]
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg not in keywords for k in node.keywords):
+            return None  # a keyword ops does not take (out=, dtype=, initial=...)
+        if any(tensors.on_host(_strip_host_copy(v)) or _has_host_copy(_strip_host_copy(v)) for v in values):
+            return None  # host data inside the arguments: ops cannot take it
+        arguments = [ctx.text(_strip_host_copy(a)) for a in node.args]
+        arguments += [f"{keywords[k.arg]}={ctx.text(_strip_host_copy(k.value))}" for k in node.keywords]
         ops, imports = fixes.reference(ctx.graph, "mindspore.ops")
         replacement = f"{ops}.{name}({', '.join(arguments)})"
-        return Fix("unsafe", f"Replace with `{ops}.{name}`", (ctx.replace(node, replacement),), imports)
+        target = node
+        wrapper = ctx.parent(node)
+        if isinstance(wrapper, ast.Call) and ctx.graph.qualname(wrapper.func) in (
+                "mindspore.Tensor", "mindspore.common.tensor.Tensor") and wrapper.args and wrapper.args[0] is node:
+            dtype = wrapper.args[1] if len(wrapper.args) > 1 else next(
+                (k.value for k in wrapper.keywords if k.arg == "dtype"), None)
+            if len(wrapper.args) + len(wrapper.keywords) == 1 + (dtype is not None):
+                target = wrapper  # Tensor(np.sum(...)) -> ops.sum(...): already a tensor
+                replacement += f".astype({ctx.text(dtype)})" if dtype is not None else ""
+        return Fix("unsafe", f"Replace with `{ops}.{name}`", (ctx.replace(target, replacement),), imports)
 
 
-def _without_host_copy(ctx, expr: ast.expr) -> str:
+def _strip_host_copy(expr: ast.expr) -> ast.expr:
     """`x.asnumpy()` -> `x` (the ops function takes the tensor itself)."""
     if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("asnumpy", "numpy")
             and not expr.args and not expr.keywords):
-        return ctx.text(expr.func.value)
-    return ctx.text(expr)
+        return expr.func.value
+    return expr
 
+
+def _has_host_copy(expr: ast.expr) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr in ("asnumpy", "numpy", "tolist", "item")
+               for n in ast.walk(expr))
 
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)

@@ -1,0 +1,72 @@
+"""Fix expectations: applying every fix of a fixture (safe and unsafe, to a fixed point) gives MSL0NN.fixed.py."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from conftest import FIXTURES, fixture_files
+from ms_lint.config import Settings
+from ms_lint.engine import Linter
+from ms_lint.fixer import add_imports, apply_fixes
+from ms_lint.rule import Import
+from ms_lint.source import SourceFile, module_name
+
+FIXED = [p for p in fixture_files() if (FIXTURES / f"{p.stem}.fixed.py").exists()]
+
+
+def fix_to_fixed_point(path, text, passes=10):
+    linter = Linter(Settings(select=("ALL",)))
+    for _ in range(passes):
+        result = linter.lint_source(SourceFile(path=str(path), text=text, module_name=module_name(str(path))))
+        fixed = apply_fixes(text, result.diagnostics, ("safe", "unsafe"))
+        if fixed.text == text:
+            return text
+        text = fixed.text
+    raise AssertionError(f"fixes did not converge in {passes} passes")
+
+
+@pytest.mark.parametrize("fixture", FIXED, ids=[p.stem for p in FIXED])
+def test_fixes_produce_the_fixed_fixture(fixture):
+    fixed = fix_to_fixed_point(fixture, fixture.read_text(encoding="utf-8"))
+    assert fixed == (FIXTURES / f"{fixture.stem}.fixed.py").read_text(encoding="utf-8")
+    ast.parse(fixed)
+
+
+def test_every_rule_with_a_fix_has_a_fixed_fixture():
+    from ms_lint.engine import all_rules
+
+    missing = [r.code for r in all_rules() if r.fix_applicability and not (FIXTURES / f"{r.code}.fixed.py").exists()]
+    assert missing == []
+
+
+def test_fixes_keep_crlf_line_endings():
+    text = "import numpy as np\r\nfrom mindspore import nn\r\n\r\nclass N(nn.Cell):\r\n    def construct(self, x):\r\n" \
+           "        return np.exp(x)\r\n"
+    fixed = fix_to_fixed_point("crlf.py", text)
+    assert "ops.exp(x)" in fixed and "\n" not in fixed.replace("\r\n", "")
+    assert "from mindspore import nn, ops\r\n" in fixed
+
+
+def test_imports_extend_the_existing_from_import_once():
+    text = "from mindspore import nn  # layers\nimport numpy as np\n"
+    result = add_imports(text, [Import("mindspore", "ops"), Import("mindspore", "ops")])
+    assert result == "from mindspore import nn, ops  # layers\nimport numpy as np\n"
+
+
+def test_imports_go_after_the_docstring_when_there_are_none():
+    result = add_imports('"""Doc."""\nx = 1\n', [Import("mindspore", "ops")])
+    assert result == '"""Doc."""\nfrom mindspore import ops\nx = 1\n'
+
+
+def test_overlapping_fixes_are_deferred_to_the_next_pass():
+    text = ("import numpy as np\nfrom mindspore import Parameter, Tensor, nn\n\nclass N(nn.Cell):\n"
+            "    def __init__(self):\n        super().__init__()\n"
+            "        self.p = Parameter(Tensor(np.zeros(4, np.float32)), name='p')\n\n"
+            "    def construct(self, x):\n        self.p[0:2] = np.exp(x)\n        return x\n")
+    linter = Linter(Settings(select=("ALL",)))
+    result = linter.lint_source(SourceFile(path="o.py", text=text))
+    first = apply_fixes(text, result.diagnostics, ("safe", "unsafe"))
+    assert len(first.applied) == 1 and len(first.deferred) == 1
+    fixed = fix_to_fixed_point("o.py", text)
+    assert "p_updated[0:2] = ops.exp(x)" in fixed and "ops.assign(self.p, p_updated)" in fixed
