@@ -41,12 +41,14 @@ class NumpyConstantInGraph(Rule):
         def construct(self, x):
             return x + self.bias
     ```
+    When the shape depends on the inputs (`Tensor(np.zeros((B, H, W)))`, common in model zoos), build it in the
+    graph instead: `ops.zeros((B, H, W), mindspore.float32)`.
 
     ## Fix
     Unsafe: when the array is wrapped in `Tensor(...)`, uses only constants and module-level names, and the
     Cell has an `__init__`, the `Tensor(...)` expression is hoisted to the end of `__init__` as `self.<name>`
     (named after the variable it was assigned to). Unsafe because the value is now shared across calls and
-    visible as an attribute.
+    visible as an attribute. Arrays built from local values (shapes, arguments) get no fix.
     """
 
     code = "MSL002"
