@@ -1,51 +1,15 @@
-"""Shared test helpers: fixture expectations and the three front ends run over the fixtures."""
+"""Session fixtures: the fixtures/ tree copied with `select = ["ALL"]` and the three front ends run over it."""
 from __future__ import annotations
 
-import io
 import json
-import os
-import re
 import shutil
 import subprocess
 import sys
-from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
-EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>MSL\d{3}(?:\s*,\s*MSL\d{3})*)")
-
-
-def fixture_files():
-    return sorted(p for p in FIXTURES.glob("MSL*.py") if not p.name.endswith(".fixed.py"))
-
-
-def expected_findings(path: Path):
-    """{(row, code)} from `# expect: MSL001[, MSL002]` comments."""
-    found = set()
-    for row, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
-        match = EXPECT.search(line)
-        if match:
-            found.update((row, code.strip()) for code in match.group("codes").split(","))
-    return found
-
-
-def run_cli(*args: str, cwd=None):
-    """Run `ms-lint` in-process; returns (exit code, stdout)."""
-    from ms_lint.cli import main
-
-    buffer = io.StringIO()
-    old = os.getcwd()
-    try:
-        if cwd:
-            os.chdir(cwd)
-        with redirect_stdout(buffer):
-            code = main(list(args))
-    finally:
-        os.chdir(old)
-    return code, buffer.getvalue()
+from support import fixture_files, run_cli
 
 
 @pytest.fixture(scope="session")

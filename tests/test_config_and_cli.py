@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import run_cli
+from support import run_cli
 from ms_lint.config import ConfigError, Settings, load
 
 BAD = "import numpy as np\nfrom mindspore import nn\n\nclass N(nn.Cell):\n    def construct(self, x):\n        return np.exp(x)\n"

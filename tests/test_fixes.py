@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from conftest import FIXTURES, fixture_files
+from support import FIXTURES, fixture_files
 from ms_lint.config import Settings
 from ms_lint.engine import Linter
 from ms_lint.fixer import add_imports, apply_fixes

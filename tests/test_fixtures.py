@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import expected_findings, fixture_files
+from support import expected_findings, fixture_files
 
 FIXTURES = fixture_files()
 
