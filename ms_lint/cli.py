@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
@@ -37,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--target", choices=TARGETS, help="the device target (ascend rules fire for ascend/any)")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    fixing = check.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", help="apply safe fixes, then report what is left")
+    fixing.add_argument("--unsafe-fixes", action="store_true", help="also apply (or show) unsafe fixes")
+    fixing.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
+    fixing.add_argument("--fix-only", action="store_true", help="apply fixes and report nothing else")
+    fixing.add_argument("--show-fixes", action="store_true", help="list the fixes applied (or available)")
+    fixing.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when something was fixed")
 
     rule = commands.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code", help="a rule code (MSL001) or symbol (numpy-in-graph)")
@@ -73,12 +81,14 @@ def _check(args) -> int:
     files = discover([p for p in args.paths if p not in missing], settings)
     for path in files:
         linter.index.add_file(path)
+    applicabilities = ("safe", "unsafe") if args.unsafe_fixes else ("safe",)
+    if args.fix or args.fix_only or args.diff:
+        return _fix(args, linter, files, applicabilities, bool(missing))
     results = [linter.lint_path(path) for path in files]
     diagnostics = [d for result in results for d in result.diagnostics]
-    if args.output_format == "json":
-        print(json.dumps([to_json(d) for d in diagnostics], indent=2))
-    else:
-        _print_text(diagnostics, len(files))
+    _report(args, diagnostics, len(files), applicabilities)
+    if args.show_fixes:
+        _print_fixes("Available fixes", [d for d in diagnostics if _fixable(d, applicabilities)])
     internal = [message for result in results for message in result.internal_errors]
     for message in internal:
         print(f"ms-lint: {message}", file=sys.stderr)
@@ -87,16 +97,100 @@ def _check(args) -> int:
     return EXIT_FINDINGS if diagnostics and not args.exit_zero else EXIT_CLEAN
 
 
-def _print_text(diagnostics: List[Diagnostic], file_count: int) -> None:
+def _report(args, diagnostics: List[Diagnostic], file_count: int, applicabilities) -> None:
+    if args.output_format == "json":
+        print(json.dumps([to_json(d) for d in diagnostics], indent=2))
+    else:
+        _print_text(diagnostics, file_count, applicabilities)
+
+
+def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool) -> int:
+    from ms_lint.autofix import WriteError, fix_source, write_atomically
+    from ms_lint.source import SourceError, decode
+
+    remaining: List[Diagnostic] = []
+    applied: List[Diagnostic] = []
+    problems = bool(missing)
+    diff_found = False
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                original = handle.read()
+            source = decode(original, path)
+        except (OSError, SourceError):
+            remaining.extend(linter.lint_path(path).diagnostics)  # reported as MSL099
+            continue
+        result = fix_source(linter, source, applicabilities)
+        for diagnostic, reason in result.rejected:
+            print(f"{path}:{diagnostic.row}:{diagnostic.column + 1}: {diagnostic.code} fix not applied: {reason}",
+                  file=sys.stderr)
+        if not result.converged:
+            print(f"ms-lint: {path}: fixes did not converge after repeated passes; the file was left as the last "
+                  "consistent pass produced it", file=sys.stderr)
+        if args.diff:
+            if result.changed:
+                diff_found = True
+                sys.stdout.writelines(difflib.unified_diff(
+                    source.text.splitlines(keepends=True), result.text.splitlines(keepends=True),
+                    fromfile=path, tofile=path))
+            continue
+        if result.changed:
+            try:
+                write_atomically(source, result.text, original)
+            except WriteError as error:
+                print(f"ms-lint: {error}", file=sys.stderr)
+                problems = True
+                remaining.extend(linter.lint_source(source).diagnostics)
+                continue
+        applied.extend(result.applied)
+        remaining.extend(result.remaining)
+    if args.diff:
+        return EXIT_ERROR if problems else (EXIT_FINDINGS if diff_found else EXIT_CLEAN)
+    if not args.fix_only:
+        _report(args, remaining, len(files), applicabilities)
+    if args.show_fixes:
+        _print_fixes("Fixed", applied)
+    if args.output_format == "text":
+        print(f"Fixed {len(applied)} finding{'s' if len(applied) != 1 else ''}"
+              + (f", {len(remaining)} remaining." if not args.fix_only else "."), file=sys.stderr)
+    if problems:
+        return EXIT_ERROR
+    if args.exit_non_zero_on_fix and applied:
+        return EXIT_FINDINGS
+    if args.fix_only or args.exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if remaining else EXIT_CLEAN
+
+
+def _fixable(diagnostic: Diagnostic, applicabilities) -> bool:
+    return diagnostic.fix is not None and diagnostic.fix.applicability in applicabilities
+
+
+def _print_fixes(title: str, diagnostics: List[Diagnostic]) -> None:
+    if not diagnostics:
+        return
+    print(f"{title}:")
     for d in diagnostics:
-        print(f"{d.path}:{d.row}:{d.column + 1}: {d.code} [{d.severity}] {d.message}")
+        print(f"  {d.path}:{d.row}:{d.column + 1}: {d.code} ({d.fix.applicability}) {d.fix.message}")
+
+
+def _print_text(diagnostics: List[Diagnostic], file_count: int, applicabilities=("safe",)) -> None:
+    for d in diagnostics:
+        mark = " [*]" if _fixable(d, applicabilities) else ""
+        print(f"{d.path}:{d.row}:{d.column + 1}: {d.code} [{d.severity}]{mark} {d.message}")
     if diagnostics:
         counts = {s: sum(d.severity == s for d in diagnostics) for s in ("error", "warning", "info")}
         parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
-        fixable = sum(d.fix is not None for d in diagnostics)
-        print(f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
-              f"({', '.join(parts)}) in {file_count} file{'s' if file_count != 1 else ''}"
-              + (f"; {fixable} with a suggested fix." if fixable else "."))
+        fixable = sum(_fixable(d, applicabilities) for d in diagnostics)
+        hidden = sum(d.fix is not None and d.fix.applicability == "unsafe" for d in diagnostics) \
+            if "unsafe" not in applicabilities else 0
+        line = (f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
+                f"({', '.join(parts)}) in {file_count} file{'s' if file_count != 1 else ''}.")
+        if fixable:
+            line += f" [*] {fixable} fixable with `--fix`."
+        if hidden:
+            line += f" {hidden} more with `--fix --unsafe-fixes`."
+        print(line)
 
 
 def to_json(d: Diagnostic) -> dict:
