@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import sys
 from typing import List, Optional, Sequence
 
-from ms_lint import __version__
+from ms_lint import __version__, formats
+from ms_lint.formats import fixable
 from ms_lint.config import SYNTAX_LEVELS, TARGETS, ConfigError, load, override
 from ms_lint.engine import FileResult, Linter, all_rules, pylint_id, rule_by_code
 from ms_lint.files import discover
-from ms_lint.rule import Diagnostic, Fix
+from ms_lint.rule import Diagnostic
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -30,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="lint files and directories")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
-    check.add_argument("--output-format", choices=("text", "json"), default="text")
+    check.add_argument("--output-format", choices=formats.FORMATS, default="text")
+    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
     check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (ALL for every rule)")
     check.add_argument("--extend-select", type=_codes, help="codes or prefixes to enable on top of the selection")
     check.add_argument("--ignore", type=_codes, help="rule codes or prefixes to disable")
@@ -86,9 +87,9 @@ def _check(args) -> int:
         return _fix(args, linter, files, applicabilities, bool(missing))
     results = [linter.lint_path(path) for path in files]
     diagnostics = [d for result in results for d in result.diagnostics]
-    _report(args, diagnostics, len(files), applicabilities)
+    _report(args, diagnostics, files, applicabilities)
     if args.show_fixes:
-        _print_fixes("Available fixes", [d for d in diagnostics if _fixable(d, applicabilities)])
+        _print_fixes("Available fixes", [d for d in diagnostics if fixable(d, applicabilities)])
     internal = [message for result in results for message in result.internal_errors]
     for message in internal:
         print(f"ms-lint: {message}", file=sys.stderr)
@@ -97,11 +98,11 @@ def _check(args) -> int:
     return EXIT_FINDINGS if diagnostics and not args.exit_zero else EXIT_CLEAN
 
 
-def _report(args, diagnostics: List[Diagnostic], file_count: int, applicabilities) -> None:
-    if args.output_format == "json":
-        print(json.dumps([to_json(d) for d in diagnostics], indent=2))
+def _report(args, diagnostics: List[Diagnostic], files: List[str], applicabilities) -> None:
+    if args.statistics:
+        sys.stdout.write(formats.statistics(diagnostics, applicabilities))
     else:
-        _print_text(diagnostics, file_count, applicabilities)
+        sys.stdout.write(formats.render(args.output_format, diagnostics, files, applicabilities))
 
 
 def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool) -> int:
@@ -147,7 +148,7 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
     if args.diff:
         return EXIT_ERROR if problems else (EXIT_FINDINGS if diff_found else EXIT_CLEAN)
     if not args.fix_only:
-        _report(args, remaining, len(files), applicabilities)
+        _report(args, remaining, files, applicabilities)
     if args.show_fixes:
         _print_fixes("Fixed", applied)
     if args.output_format == "text":
@@ -162,62 +163,12 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
     return EXIT_FINDINGS if remaining else EXIT_CLEAN
 
 
-def _fixable(diagnostic: Diagnostic, applicabilities) -> bool:
-    return diagnostic.fix is not None and diagnostic.fix.applicability in applicabilities
-
-
 def _print_fixes(title: str, diagnostics: List[Diagnostic]) -> None:
     if not diagnostics:
         return
     print(f"{title}:")
     for d in diagnostics:
         print(f"  {d.path}:{d.row}:{d.column + 1}: {d.code} ({d.fix.applicability}) {d.fix.message}")
-
-
-def _print_text(diagnostics: List[Diagnostic], file_count: int, applicabilities=("safe",)) -> None:
-    for d in diagnostics:
-        mark = " [*]" if _fixable(d, applicabilities) else ""
-        print(f"{d.path}:{d.row}:{d.column + 1}: {d.code} [{d.severity}]{mark} {d.message}")
-    if diagnostics:
-        counts = {s: sum(d.severity == s for d in diagnostics) for s in ("error", "warning", "info")}
-        parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
-        fixable = sum(_fixable(d, applicabilities) for d in diagnostics)
-        hidden = sum(d.fix is not None and d.fix.applicability == "unsafe" for d in diagnostics) \
-            if "unsafe" not in applicabilities else 0
-        line = (f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} "
-                f"({', '.join(parts)}) in {file_count} file{'s' if file_count != 1 else ''}.")
-        if fixable:
-            line += f" [*] {fixable} fixable with `--fix`."
-        if hidden:
-            line += f" {hidden} more with `--fix --unsafe-fixes`."
-        print(line)
-
-
-def to_json(d: Diagnostic) -> dict:
-    """The JSON schema (ruff's shape): 1-based rows and columns."""
-    return {
-        "code": d.code,
-        "symbol": d.symbol,
-        "message": d.message,
-        "severity": d.severity,
-        "filename": d.path,
-        "location": {"row": d.row, "column": d.column + 1},
-        "end_location": {"row": d.end_row, "column": d.end_column + 1},
-        "fix": _fix_json(d.fix),
-        "url": d.url,
-    }
-
-
-def _fix_json(fix: Optional[Fix]):
-    if fix is None:
-        return None
-    return {
-        "applicability": fix.applicability,
-        "message": fix.message,
-        "edits": [{"content": e.content, "location": {"row": e.location[0], "column": e.location[1] + 1},
-                   "end_location": {"row": e.end_location[0], "column": e.end_location[1] + 1}} for e in fix.edits],
-        "imports": [{"module": i.module, "name": i.name} for i in fix.imports],
-    }
 
 
 def _print_rule(code: str) -> int:
