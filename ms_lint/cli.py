@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--target", choices=TARGETS, help="the device target (ascend rules fire for ascend/any)")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline")
+    check.add_argument("--write-baseline", metavar="FILE", help="record the current findings as a baseline")
     fixing = check.add_argument_group("fixes")
     fixing.add_argument("--fix", action="store_true", help="apply safe fixes, then report what is left")
     fixing.add_argument("--unsafe-fixes", action="store_true", help="also apply (or show) unsafe fixes")
@@ -87,6 +89,10 @@ def _check(args) -> int:
         return _fix(args, linter, files, applicabilities, bool(missing))
     results = [linter.lint_path(path) for path in files]
     diagnostics = [d for result in results for d in result.diagnostics]
+    if args.write_baseline or args.baseline:
+        diagnostics = _apply_baseline(args, results, diagnostics)
+        if args.write_baseline:
+            return EXIT_CLEAN
     _report(args, diagnostics, files, applicabilities)
     if args.show_fixes:
         _print_fixes("Available fixes", [d for d in diagnostics if fixable(d, applicabilities)])
@@ -103,6 +109,23 @@ def _report(args, diagnostics: List[Diagnostic], files: List[str], applicabiliti
         sys.stdout.write(formats.statistics(diagnostics, applicabilities))
     else:
         sys.stdout.write(formats.render(args.output_format, diagnostics, files, applicabilities))
+
+
+def _apply_baseline(args, results, diagnostics: List[Diagnostic]) -> List[Diagnostic]:
+    from ms_lint import baseline
+
+    lines = {r.path: r.source for r in results}
+    entries = [(d, lines[d.path].line(d.row) if lines.get(d.path) else "") for d in diagnostics]
+    if args.write_baseline:
+        count = baseline.write(args.write_baseline, entries)
+        print(f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {args.write_baseline}.",
+              file=sys.stderr)
+        return []
+    try:
+        recorded = baseline.load(args.baseline)
+    except baseline.BaselineError as error:
+        raise ConfigError(str(error)) from None
+    return baseline.new_findings(args.baseline, recorded, entries)
 
 
 def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool) -> int:
