@@ -7,7 +7,7 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from ms_lint import __version__, formats
+from ms_lint import __version__, formats, runner
 from ms_lint.formats import fixable
 from ms_lint.config import SYNTAX_LEVELS, TARGETS, ConfigError, load, override
 from ms_lint.engine import FileResult, Linter, all_rules, pylint_id, rule_by_code
@@ -39,6 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--target", choices=TARGETS, help="the device target (ascend rules fire for ascend/any)")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                       help="lint with N worker processes (0: one per CPU); output order does not change")
+    check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    check.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default: .ms_lint_cache next to "
+                                                         "pyproject.toml, else in the current directory)")
     check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline")
     check.add_argument("--write-baseline", metavar="FILE", help="record the current findings as a baseline")
     fixing = check.add_argument_group("fixes")
@@ -87,7 +92,9 @@ def _check(args) -> int:
     applicabilities = ("safe", "unsafe") if args.unsafe_fixes else ("safe",)
     if args.fix or args.fix_only or args.diff:
         return _fix(args, linter, files, applicabilities, bool(missing))
-    results = [linter.lint_path(path) for path in files]
+    results = runner.lint_files(settings, files, jobs=args.jobs if args.jobs > 0 else (os.cpu_count() or 1),
+                                cache_directory=None if args.no_cache else (
+                                    args.cache_dir or os.path.join(settings.root, runner.CACHE_DIRECTORY)))
     diagnostics = [d for result in results for d in result.diagnostics]
     if args.write_baseline or args.baseline:
         diagnostics = _apply_baseline(args, results, diagnostics)

@@ -57,6 +57,8 @@ class FileResult:
     diagnostics: List[Diagnostic] = field(default_factory=list)
     source: Optional[SourceFile] = None
     internal_errors: List[str] = field(default_factory=list)
+    # other modules of the project the analysis read (name -> path, None if not found): the cache revalidates them
+    dependencies: Dict[str, Optional[str]] = field(default_factory=dict)
 
 
 class Context:
@@ -156,17 +158,20 @@ class Linter:
         if suppressions.skip_file:
             return result
         self.index.add_file(source.path)
+        self.index.consulted = result.dependencies
         try:
             graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
                                source.text)
+            ctx = Context(source, tree, graph, self.settings)
+            for diagnostic in self._walk(ctx, rules, result):
+                rule_id = pylint_id(type(self._rule(diagnostic.code)))
+                if not suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol, rule_id)):
+                    result.diagnostics.append(diagnostic)
         except RecursionError:
             result.internal_errors.append(f"{source.path}: the module is nested too deeply to analyse")
-            return result
-        ctx = Context(source, tree, graph, self.settings)
-        for diagnostic in self._walk(ctx, rules, result):
-            rule_id = pylint_id(type(self._rule(diagnostic.code)))
-            if not suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol, rule_id)):
-                result.diagnostics.append(diagnostic)
+        finally:
+            self.index.consulted = None
+            result.dependencies.pop(source.module_name, None)
         result.diagnostics.sort(key=Diagnostic.sort_key)
         return result
 
@@ -205,7 +210,9 @@ class Linter:
         else:
             roots = []
             if "cell" in scopes:
-                roots.extend((cell.node, False, True) for cell in graph.cells.values())
+                for cell in graph.cells.values():  # outer classes come first: a nested Cell is walked once
+                    if not _inside_any(cell.node, roots):
+                        roots.append((cell.node, False, True))
             if "graph" in scopes:
                 roots.extend((function, True, graph.cell_of(function) is not None)
                              for function in graph.compiled if not _inside_any(function, roots))

@@ -87,6 +87,8 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
                             parameters.add(attr)
             elif isinstance(sub, ast.Call):
                 dynamic |= _note_registering_call(sub, self_name, attributes, parameters)
+            elif isinstance(sub, ast.Attribute) and sub.attr == "__dict__" and _is_name(sub.value, self_name):
+                dynamic = True  # self.__dict__.update(...), self.__dict__[name] = ...
     return ClassSummary(
         name=node.name,
         qualname=f"{imports.module}.{node.name}" if imports.module else node.name,
@@ -140,8 +142,11 @@ def _is_parameter_call(value: ast.expr, imports: ImportMap) -> bool:
 def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str], parameters: Set[str]) -> bool:
     """Record names registered by setattr/insert_child_to_cell; True when a name is not a constant."""
     func = call.func
-    if isinstance(func, ast.Name) and func.id == "setattr" and len(call.args) >= 2:
-        owner, name = call.args[0], call.args[1]
+    if isinstance(func, ast.Name) and func.id == "vars" and call.args and _is_name(call.args[0], self_name):
+        return True  # vars(self).update(...)
+    target = _setattr_target(call, self_name)
+    if target is not None:
+        owner, name = target
         if isinstance(owner, ast.Name) and owner.id == self_name:
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
                 attributes.add(name.value)
@@ -160,6 +165,23 @@ def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str],
     return False
 
 
+def _setattr_target(call: ast.Call, self_name: str):
+    """(object, name) set by `setattr(o, n, v)`, `object.__setattr__(o, n, v)`, `self.__setattr__(n, v)` or
+    `super().__setattr__(n, v)`; None for any other call."""
+    func, args = call.func, call.args
+    if (_is_name(func, "setattr") or (isinstance(func, ast.Attribute) and func.attr == "__setattr__"
+                                      and _is_name(func.value, "object"))) and len(args) >= 2:
+        return args[0], args[1]
+    if isinstance(func, ast.Attribute) and func.attr == "__setattr__" and args and (
+            _is_name(func.value, self_name) or (isinstance(func.value, ast.Call) and _is_name(func.value.func, "super"))):
+        return ast.Name(id=self_name), args[0]
+    return None
+
+
+def _is_name(expr: ast.AST, name: str) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == name
+
+
 class ProjectIndex:
     """Module summaries by dotted name, found under the import roots of the linted files and built lazily."""
 
@@ -168,6 +190,9 @@ class ProjectIndex:
         self._by_name: Dict[str, Optional[ModuleSummary]] = {}
         self._kinds: Dict[str, Optional[str]] = {}
         self._lock = threading.Lock()
+        # module name -> file path (None: not found) of every module looked up while `recording` (a file's lint
+        # depends on them: the cache revalidates them)
+        self.consulted: Optional[Dict[str, Optional[str]]] = None
 
     def add_file(self, path: str) -> None:
         root = package_root(path)
@@ -181,10 +206,16 @@ class ProjectIndex:
             self._kinds.clear()
 
     def module(self, name: str) -> Optional[ModuleSummary]:
+        summary = self._module(name)
+        if self.consulted is not None:
+            self.consulted[name] = summary.path if summary is not None else None
+        return summary
+
+    def _module(self, name: str) -> Optional[ModuleSummary]:
         if name in self._by_name:
             return self._by_name[name]
         summary = None
-        path = self._find(name)
+        path = self.find(name)
         if path is not None:
             try:
                 summary = summarize(parse(read(path)), name, path)
@@ -194,7 +225,7 @@ class ProjectIndex:
             self._by_name[name] = summary
         return summary
 
-    def _find(self, name: str) -> Optional[str]:
+    def find(self, name: str) -> Optional[str]:
         relative = name.replace(".", os.sep)
         for root in self.roots:
             for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):

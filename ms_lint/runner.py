@@ -1,0 +1,148 @@
+"""Linting many files: a content-keyed cache and `-j N` worker processes, with output in input order.
+
+A cache entry is valid for the same ms_lint version, settings and file bytes, and only while every other project
+module its analysis consulted (a base class in another file, say) still resolves to the same file with the same
+size and modification time: editing `blocks.py` re-lints `model.py` whose Cells derive from it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from typing import Dict, List, Optional, Sequence
+
+from ms_lint import __version__
+from ms_lint.config import Settings
+from ms_lint.engine import FileResult, Linter, all_rules
+from ms_lint.rule import Diagnostic, Edit, Fix, Import
+from ms_lint.source import SourceError, decode
+
+CACHE_DIRECTORY = ".ms_lint_cache"
+
+
+class Cache:
+    def __init__(self, directory: str, settings: Settings):
+        self.directory = directory
+        codes = ",".join(rule.code for rule in all_rules())
+        python = sys.version.split()[0]  # ast differs across Python versions
+        self.key = hashlib.sha256(f"{__version__}|{python}|{codes}|{settings!r}".encode()).hexdigest()
+
+    def _entry_path(self, path: str) -> str:
+        name = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:32]
+        return os.path.join(self.directory, name[:2], f"{name}.json")
+
+    def load(self, path: str, content: str, linter: Linter) -> Optional[FileResult]:
+        try:
+            with open(self._entry_path(path), encoding="utf-8") as handle:
+                entry = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        if entry.get("key") != self.key or entry.get("content") != content:
+            return None
+        for name, recorded in entry.get("dependencies", {}).items():
+            if _stamp(linter.index.find(name)) != recorded:
+                return None
+        try:
+            diagnostics = [_diagnostic(item) for item in entry["diagnostics"]]
+        except (KeyError, TypeError):
+            return None
+        return FileResult(path, diagnostics)
+
+    def store(self, result: FileResult, content: str) -> None:
+        if result.internal_errors:
+            return  # never cache a crash
+        entry = {
+            "key": self.key,
+            "content": content,
+            "dependencies": {name: _stamp(found) for name, found in result.dependencies.items()},
+            "diagnostics": [asdict(d) for d in result.diagnostics],
+        }
+        target = self._entry_path(result.path)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            marker = os.path.join(self.directory, ".gitignore")
+            if not os.path.exists(marker):
+                with open(marker, "w", encoding="utf-8") as handle:
+                    handle.write("# created by ms-lint\n*\n")
+            temporary = f"{target}.{os.getpid()}.tmp"
+            with open(temporary, "w", encoding="utf-8") as handle:
+                json.dump(entry, handle)
+            os.replace(temporary, target)
+        except OSError:
+            pass  # an unwritable cache costs time, never correctness
+
+
+def _stamp(path: Optional[str]):
+    if path is None:
+        return None
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return [path, status.st_mtime_ns, status.st_size]
+
+
+def _diagnostic(item: Dict) -> Diagnostic:
+    fix = item.get("fix")
+    if fix is not None:
+        fix = Fix(fix["applicability"], fix["message"],
+                  tuple(Edit(e["content"], tuple(e["location"]), tuple(e["end_location"])) for e in fix["edits"]),
+                  tuple(Import(**i) for i in fix["imports"]))
+    return Diagnostic(**{**item, "fix": fix})
+
+
+class _Worker:
+    """Lints files one at a time, with or without the cache (one per process)."""
+
+    def __init__(self, settings: Settings, files: Sequence[str], cache_directory: Optional[str]):
+        self.linter = Linter(settings)
+        for path in files:
+            self.linter.index.add_file(path)
+        self.cache = Cache(cache_directory, settings) if cache_directory else None
+
+    def lint(self, path: str) -> FileResult:
+        if self.cache is None:
+            return self.linter.lint_path(path)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return self.linter.lint_path(path)  # reported as MSL099
+        content = hashlib.blake2b(data, digest_size=20).hexdigest()
+        cached = self.cache.load(path, content, self.linter)
+        if cached is not None:
+            try:
+                cached.source = decode(data, path)
+            except SourceError:
+                pass
+            return cached
+        result = self.linter.lint_bytes(data, path)
+        self.cache.store(result, content)
+        return result
+
+
+_worker: Optional[_Worker] = None
+
+
+def _initialise(settings, files, cache_directory) -> None:
+    global _worker
+    _worker = _Worker(settings, files, cache_directory)
+
+
+def _lint_in_worker(path: str) -> FileResult:
+    return _worker.lint(path)
+
+
+def lint_files(settings: Settings, files: Sequence[str], jobs: int = 1,
+               cache_directory: Optional[str] = None) -> List[FileResult]:
+    """FileResults in the order of `files`, whatever the number of worker processes."""
+    if jobs <= 1 or len(files) < 2:
+        worker = _Worker(settings, files, cache_directory)
+        return [worker.lint(path) for path in files]
+    chunk = max(1, min(64, len(files) // (jobs * 4)))
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_initialise,
+                             initargs=(settings, list(files), cache_directory)) as pool:
+        return list(pool.map(_lint_in_worker, files, chunksize=chunk))
