@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", type=_codes, help="rule codes or prefixes to disable")
     check.add_argument("--syntax-level", choices=SYNTAX_LEVELS, help="the jit_syntax_level graph code compiles at")
     check.add_argument("--target", choices=TARGETS, help="the device target (ascend rules fire for ascend/any)")
+    check.add_argument("--force-exclude", action="store_true",
+                       help="apply exclude patterns to files named on the command line too (for pre-commit)")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -86,7 +88,7 @@ def _check(args) -> int:
     for path in missing:
         print(f"ms-lint: error: {path}: no such file or directory", file=sys.stderr)
     linter = Linter(settings)
-    files = discover([p for p in args.paths if p not in missing], settings)
+    files = discover([p for p in args.paths if p not in missing], settings, force_exclude=args.force_exclude)
     for path in files:
         linter.index.add_file(path)
     applicabilities = ("safe", "unsafe") if args.unsafe_fixes else ("safe",)

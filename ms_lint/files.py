@@ -21,15 +21,27 @@ def _excluded(path: str, settings: Settings) -> bool:
                for p in patterns)
 
 
+def _excluded_path(path: str, settings: Settings) -> bool:
+    """The path, or one of its directories below the project root, is excluded."""
+    relative = os.path.relpath(os.path.abspath(path), settings.root)
+    if relative.startswith(os.pardir):
+        return _excluded(path, settings)
+    parts = relative.split(os.sep)
+    return any(_excluded(os.path.join(settings.root, *parts[:depth]), settings) for depth in range(1, len(parts) + 1))
+
+
 def _is_virtualenv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
-def discover(paths: Iterable[str], settings: Settings) -> List[str]:
-    """Python files under `paths`, sorted, each once. Files named explicitly are always linted."""
+def discover(paths: Iterable[str], settings: Settings, force_exclude: bool = False) -> List[str]:
+    """Python files under `paths`, sorted, each once. Files named explicitly are linted unless `force_exclude`
+    (pre-commit names every changed file, excluded ones included)."""
     found: List[str] = []
     seen = set()
     for path in paths:
+        if force_exclude and _excluded_path(path, settings):
+            continue
         for file in _walk(path, settings):
             key = os.path.realpath(file)
             if key not in seen:

@@ -38,3 +38,14 @@ def test_cache_is_invalidated_by_options(tmp_path):
     cache = str(tmp_path / "cache")
     assert run_cli("check", "--cache-dir", cache, str(tmp_path))[0] == 1
     assert run_cli("check", "--cache-dir", cache, "--ignore", "MSL030", str(tmp_path))[0] == 0
+
+
+def test_force_exclude_applies_excludes_to_named_files(tmp_path):
+    (tmp_path / "legacy").mkdir()
+    (tmp_path / "legacy" / "m.py").write_text(MODEL.replace("from blocks import Block\n", "").replace("(Block)",
+                                                                                                     "(nn.Cell)"))
+    (tmp_path / "pyproject.toml").write_text('[tool.ms_lint]\nextend-exclude = ["legacy"]\n')
+    named = str(tmp_path / "legacy" / "m.py")
+    assert run_cli("check", "--no-cache", named)[0] == 1  # named explicitly: linted
+    assert run_cli("check", "--no-cache", "--force-exclude", named) == (0, "")
+    assert run_cli("check", "--no-cache", str(tmp_path)) == (0, "")  # directories honour excludes anyway
