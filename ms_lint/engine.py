@@ -8,17 +8,19 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import os
 import pkgutil
 import traceback
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Tuple, Type
 
-from ms_lint import checkers, suppression
+from ms_lint import checkers, context, suppression
 from ms_lint.config import Settings
+from ms_lint.context import CompileContext
 from ms_lint.graph import PARENT, GraphScope, parent_of
 from ms_lint.project import ProjectIndex
 from ms_lint.rule import Diagnostic, Edit, Fix, Rule
-from ms_lint.source import SourceError, SourceFile, decode, parse, read
+from ms_lint.source import SourceError, SourceFile, decode, package_root, parse, read
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,11 +66,21 @@ class FileResult:
 class Context:
     """What a rule sees of the module being linted."""
 
-    def __init__(self, source: SourceFile, tree: ast.Module, graph: GraphScope, settings: Settings):
+    def __init__(self, source: SourceFile, tree: ast.Module, graph: GraphScope, settings: Settings,
+                 compile_context: CompileContext = CompileContext()):
         self.source = source
         self.tree = tree
         self.graph = graph
         self.settings = settings
+        self.compile_context = compile_context
+
+    @property
+    def target(self) -> str:
+        """"ascend" | "gpu" | "cpu" | "any": the option, else what the project sets, else any."""
+        return self.settings.target or self.compile_context.target or "any"
+
+    def ascend_possible(self) -> bool:
+        return self.target in ("ascend", "any")
 
     @property
     def path(self) -> str:
@@ -160,9 +172,10 @@ class Linter:
         self.index.add_file(source.path)
         self.index.consulted = result.dependencies
         try:
-            graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
-                               source.text)
-            ctx = Context(source, tree, graph, self.settings)
+            compile_context = self.compile_context(source.path)
+            graph = GraphScope(tree, source.module_name, source.path, self.index,
+                               self.settings.syntax_level or compile_context.syntax_level, source.text)
+            ctx = Context(source, tree, graph, self.settings, compile_context)
             for diagnostic in self._walk(ctx, rules, result):
                 rule_id = pylint_id(type(self._rule(diagnostic.code)))
                 if not suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol, rule_id)):
@@ -174,6 +187,18 @@ class Linter:
             result.dependencies.pop(source.module_name, None)
         result.diagnostics.sort(key=Diagnostic.sort_key)
         return result
+
+    def compile_context(self, path: str) -> CompileContext:
+        """What the project sets (syntax level, device target), unless the options already say both."""
+        if self.settings.syntax_level and self.settings.target:
+            return CompileContext()
+        if self.settings.config_path:
+            root = os.path.dirname(self.settings.config_path)
+        elif os.path.exists(path):
+            root = package_root(path)
+        else:
+            return CompileContext()  # in-memory source with no project around it
+        return context.of_project(root)
 
     # ----- implementation -------------------------------------------------------------------------------------
     def _rule(self, code: str) -> Rule:

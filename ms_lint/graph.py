@@ -62,7 +62,7 @@ class GraphScope:
         self.summary = summarize(tree, module, path)
         self.index.register(self.summary)
         self.imports = self.summary.imports
-        self.level = syntax_level or ("strict" if _sets_strict_context(tree, self.imports, source_text) else "lax")
+        self.level = syntax_level or _level_set_in(tree, path, source_text) or "lax"
         self._classes: Dict[str, Tuple[ast.ClassDef, ClassSummary]] = {}
         self._owner: Dict[ast.AST, ClassSummary] = {}
         self.cells: Dict[ast.ClassDef, CellClass] = {}
@@ -136,6 +136,18 @@ class GraphScope:
                 base_summary = self._summary_of(base)
                 if base_summary is not None:
                     stack.append(base_summary)
+
+    def external_bases(self, summary: ClassSummary) -> Set[Optional[str]]:
+        """The bases met along the MRO of `summary` that are neither classes of this module nor of the project:
+        MindSpore's (`mindspore.nn.Cell`), the standard library's (`builtins.object`), and unresolvable ones
+        (None for an expression base, or a name no module defines). Rules that need every attribute a class can
+        have stay silent unless all of these are known to them."""
+        external: Set[Optional[str]] = set()
+        for current in self.mro(summary):
+            for base in current.bases:
+                if self._summary_of(base) is None:
+                    external.add(base)
+        return external
 
     def local_names(self, function: FunctionNode) -> FrozenSet[str]:
         """Names bound inside a function (parameters, assignments, loop targets), which shadow module names."""
@@ -404,14 +416,11 @@ def _all_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
                 stack.extend(reversed(block))
 
 
-def _sets_strict_context(tree: ast.Module, imports: ImportMap, source_text: str) -> bool:
-    """`set_context(jit_syntax_level=STRICT)` in this module (the project-wide pass refines this)."""
-    if "jit_syntax_level" not in source_text:
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "jit_syntax_level":
-            value = node.value
-            text = value.attr if isinstance(value, ast.Attribute) else getattr(value, "value", None)
-            if text == "STRICT" or text == 0:
-                return True
-    return False
+def _level_set_in(tree: ast.Module, path: str, source_text: str) -> Optional[str]:
+    """The syntax level this module itself sets (`set_context(jit_syntax_level=...)`...), if any."""
+    if "jit_syntax_level" not in source_text and "MS_DEV_JIT_SYNTAX_LEVEL" not in source_text:
+        return None
+    from ms_lint.context import facts_of_module
+
+    levels = [level for level, _ in facts_of_module(tree, path)[0]]
+    return "strict" if "strict" in levels else (levels[0] if levels else None)

@@ -1,0 +1,132 @@
+"""The project's compile context: the syntax level and the device target it sets, wherever it sets them.
+
+A training script sets `set_context(jit_syntax_level=STRICT)` or `set_device("Ascend")` once, usually in the
+entry script, and every module's graph code compiles under it. The scan reads the text of the project's files
+(cheap) and parses only those that mention one of the APIs. Options win over what the code says.
+
+Recognised (MindSpore 2.10): `set_context(jit_syntax_level=...)`, `JitConfig(jit_syntax_level=...)` (per Cell,
+through `set_jit_config`), the environment variable `MS_DEV_JIT_SYNTAX_LEVEL` set in code, `set_context(
+device_target=...)`, `set_device(...)`. A plain `@jit` compiles at LAX even under a STRICT context (measured);
+`@jit(fullgraph=True)` is STRICT: those are per function, in `GraphScope`.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from ms_lint.source import SourceError, parse, read
+
+_NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTAX_LEVEL")
+_TARGETS = {"ascend": "ascend", "gpu": "gpu", "cpu": "cpu", "davinci": "ascend"}
+_MAX_FILES = 20000
+
+
+@dataclass(frozen=True)
+class CompileContext:
+    syntax_level: Optional[str] = None  # "strict" | "lax" | None (not set: LAX)
+    target: Optional[str] = None  # "ascend" | "gpu" | "cpu" | None (not set: any)
+    # where each was found, for messages: (path, row)
+    level_source: Optional[Tuple[str, int]] = None
+    target_source: Optional[Tuple[str, int]] = None
+
+
+def facts_of_module(tree: ast.Module, path: str) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
+    """(syntax levels, targets) a module sets, each with its row."""
+    levels, targets = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "jit_syntax_level":
+            level = _level(node.value)
+            if level:
+                levels.append((level, node.value.lineno))
+        elif isinstance(node, ast.keyword) and node.arg == "device_target":
+            target = _target(node.value)
+            if target:
+                targets.append((target, node.value.lineno))
+        elif isinstance(node, ast.Call) and _called_name(node) == "set_device" and node.args:
+            target = _target(node.args[0])
+            if target:
+                targets.append((target, node.lineno))
+        elif isinstance(node, ast.Assign) and any(_is_level_variable(t) for t in node.targets):
+            # os.environ["MS_DEV_JIT_SYNTAX_LEVEL"] = "0"
+            level = {"0": "strict", "2": "lax"}.get(str(_constant(node.value)))
+            if level:
+                levels.append((level, node.lineno))
+    return levels, targets
+
+
+def scan(files: Iterable[str]) -> CompileContext:
+    """The context the given files set. STRICT anywhere wins (the strictest level the code will meet); the
+    first target found wins."""
+    level = target = None
+    level_source = target_source = None
+    for count, path in enumerate(files):
+        if count >= _MAX_FILES:
+            break
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if not any(needle.encode() in data for needle in _NEEDLES):
+            continue
+        try:
+            tree = parse(read(path))
+        except SourceError:
+            continue
+        levels, targets = facts_of_module(tree, path)
+        for found, row in levels:
+            if level != "strict":
+                level, level_source = found, (path, row)
+        for found, row in targets:
+            if target is None:
+                target, target_source = found, (path, row)
+    return CompileContext(level, target, level_source, target_source)
+
+
+_scans: Dict[str, CompileContext] = {}
+
+
+def of_project(root: str) -> CompileContext:
+    """The context of the project under `root` (scanned once per process). The root is the directory of the
+    pyproject.toml that configures ms_lint, else the linted file's top package: never an unbounded tree."""
+    root = os.path.abspath(root)
+    if root not in _scans:
+        from ms_lint.config import Settings
+        from ms_lint.files import discover
+
+        _scans[root] = scan(discover([root], Settings(config_path=os.path.join(root, "pyproject.toml"))))
+    return _scans[root]
+
+
+def _level(value: ast.expr) -> Optional[str]:
+    text = value.attr if isinstance(value, ast.Attribute) else _constant(value)
+    if text in ("STRICT", 0, "0"):
+        return "strict"
+    if text in ("LAX", "COMPATIBLE", 1, 2, "1", "2"):
+        return "lax"
+    return None
+
+
+def _target(value: ast.expr) -> Optional[str]:
+    text = _constant(value)
+    return _TARGETS.get(text.lower()) if isinstance(text, str) else None
+
+
+def _constant(value: ast.AST):
+    return value.value if isinstance(value, ast.Constant) else None
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _is_level_variable(target: ast.AST) -> bool:
+    return isinstance(target, ast.Subscript) and _is_environ(target.value) and \
+        _constant(target.slice) == "MS_DEV_JIT_SYNTAX_LEVEL"
+
+
+def _is_environ(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Attribute) and expr.attr == "environ"
