@@ -97,7 +97,8 @@ def _check(args) -> int:
     results = runner.lint_files(settings, files, jobs=args.jobs if args.jobs > 0 else (os.cpu_count() or 1),
                                 cache_directory=None if args.no_cache else (
                                     args.cache_dir or os.path.join(settings.root, runner.CACHE_DIRECTORY)))
-    diagnostics = [d for result in results for d in result.diagnostics]
+    diagnostics = [d for result in results for d in result.diagnostics] + linter.judge(results)
+    diagnostics.sort(key=Diagnostic.sort_key)
     if args.write_baseline or args.baseline:
         diagnostics = _apply_baseline(args, results, diagnostics)
         if args.write_baseline:

@@ -19,7 +19,7 @@ from ms_lint.config import Settings
 from ms_lint.context import CompileContext
 from ms_lint.graph import PARENT, GraphScope, parent_of
 from ms_lint.project import ProjectIndex
-from ms_lint.rule import Diagnostic, Edit, Fix, Rule
+from ms_lint.rule import Diagnostic, Edit, Fix, ProjectFacts, Rule
 from ms_lint.source import SourceError, SourceFile, decode, package_root, parse, read
 
 
@@ -61,6 +61,8 @@ class FileResult:
     internal_errors: List[str] = field(default_factory=list)
     # other modules of the project the analysis read (name -> path, None if not found): the cache revalidates them
     dependencies: Dict[str, Optional[str]] = field(default_factory=dict)
+    # project rules' facts about this module: rule code -> JSON-able facts (see Rule.collect)
+    facts: Dict[str, object] = field(default_factory=dict)
 
 
 class Context:
@@ -177,9 +179,13 @@ class Linter:
                                self.settings.syntax_level or compile_context.syntax_level, source.text)
             ctx = Context(source, tree, graph, self.settings, compile_context)
             for diagnostic in self._walk(ctx, rules, result):
-                rule_id = pylint_id(type(self._rule(diagnostic.code)))
-                if not suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol, rule_id)):
+                if not self._suppressed(suppressions, diagnostic):
                     result.diagnostics.append(diagnostic)
+            for rule in rules:
+                if hasattr(rule, "collect"):
+                    facts = self._run(rule.collect, rule, ctx.tree, ctx, result, single=True)
+                    if facts:
+                        result.facts[rule.code] = facts
         except RecursionError:
             result.internal_errors.append(f"{source.path}: the module is nested too deeply to analyse")
         finally:
@@ -200,7 +206,36 @@ class Linter:
             return CompileContext()  # in-memory source with no project around it
         return context.of_project(root)
 
+    def judge(self, results: List[FileResult]) -> List[Diagnostic]:
+        """Project rules over the facts of every module in `results`; suppression comments still apply."""
+        found: List[Diagnostic] = []
+        for rule in self.rules:
+            if not hasattr(rule, "judge"):
+                continue
+            modules = {r.path: r.facts[rule.code] for r in results if rule.code in r.facts}
+            if not modules:
+                continue
+            project = ProjectFacts(modules, self.settings, self.compile_context(next(iter(modules))))
+            try:
+                found.extend(d for d in rule.judge(project) if self.settings.is_selected(d.code, rule.severity,
+                                                                                        d.path))
+            except Exception:  # noqa: BLE001 - reported like any rule crash
+                results[0].internal_errors.append(f"internal error in {rule.code} ({rule.name}) judging the "
+                                                  f"project:\n{traceback.format_exc()}")
+        suppressions: Dict[str, suppression.Suppressions] = {}
+        kept = []
+        for diagnostic in found:
+            if diagnostic.path not in suppressions:
+                suppressions[diagnostic.path] = _suppressions_of(diagnostic.path)
+            if not self._suppressed(suppressions[diagnostic.path], diagnostic):
+                kept.append(diagnostic)
+        return sorted(kept, key=Diagnostic.sort_key)
+
     # ----- implementation -------------------------------------------------------------------------------------
+    def _suppressed(self, suppressions: suppression.Suppressions, diagnostic: Diagnostic) -> bool:
+        rule_id = pylint_id(type(self._rule(diagnostic.code)))
+        return suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol, rule_id))
+
     def _rule(self, code: str) -> Rule:
         return next(rule for rule in self.rules if rule.code == code)
 
@@ -261,17 +296,25 @@ class Linter:
                     stack.append((child, compiled, in_cell))
 
     @staticmethod
-    def _run(method, rule: Rule, node: ast.AST, ctx: Context, result: FileResult) -> Iterable[Diagnostic]:
+    def _run(method, rule: Rule, node: ast.AST, ctx: Context, result: FileResult, single: bool = False):
         """A crashing rule must not take the run down: the crash is reported and linting goes on."""
         try:
-            return list(method(node, ctx) or ())
+            return method(ctx) if single else list(method(node, ctx) or ())
         except RecursionError:
-            return []  # pathologically nested expression: the rule gives up on this node
+            return None if single else []  # pathologically nested expression: the rule gives up on this node
         except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
             result.internal_errors.append(
                 f"{ctx.path}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} ({rule.name}):\n"
                 + traceback.format_exc())
-            return []
+            return None if single else []
+
+
+def _suppressions_of(path: str) -> suppression.Suppressions:
+    try:
+        source = read(path)
+        return suppression.parse(source.text, parse(source))
+    except SourceError:
+        return suppression.Suppressions()
 
 
 def _inside_any(function: ast.AST, roots) -> bool:

@@ -41,7 +41,9 @@ class Flake8Plugin:
     def run(self):
         text = "".join(self.lines)
         source = SourceFile(path=self.filename, text=text, module_name=module_name(self.filename))
-        result = self._linter().lint_tree(self.tree, source)
-        for d in result.diagnostics:
+        linter = self._linter()
+        result = linter.lint_tree(self.tree, source)
+        # flake8 sees one file at a time: project rules judge this file's facts alone
+        for d in sorted(result.diagnostics + linter.judge([result]), key=lambda d: d.sort_key()):
             # flake8 adds 1 to the column it is given, as the CLI does.
             yield d.row, d.column, f"{d.code} [{d.severity}] {d.message}", type(self)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pylint.checkers import BaseRawFileChecker
 
 from ms_lint.config import SYNTAX_LEVELS, TARGETS, load, override
-from ms_lint.engine import Linter, all_rules, pylint_id
+from ms_lint.engine import FileResult, Linter, all_rules, pylint_id
+from ms_lint.source import module_name
 
 
 def _messages():
@@ -36,6 +37,7 @@ class MsLintChecker(BaseRawFileChecker):
     def __init__(self, linter):
         super().__init__(linter)
         self._linters = {}
+        self._results = []  # per-module facts of project rules, judged in close()
 
     def _linter_for(self, path: str) -> Linter:
         settings = load(path)
@@ -62,5 +64,26 @@ class MsLintChecker(BaseRawFileChecker):
         for message in result.internal_errors:
             self.linter.add_message("astroid-error", args=(path, message), line=1)
         for d in result.diagnostics:
-            self.add_message(d.symbol, line=d.row, col_offset=d.column, end_lineno=d.end_row,
-                             end_col_offset=d.end_column, args=(d.message,))
+            self._add(d)
+        if result.facts:
+            self._results.append(FileResult(path, facts=result.facts))
+
+    def _add(self, d) -> None:
+        self.add_message(d.symbol, line=d.row, col_offset=d.column, end_lineno=d.end_row,
+                         end_col_offset=d.end_column, args=(d.message,))
+
+    def close(self) -> None:
+        """Judge the project rules once every module was seen (and, under -j, once the workers' facts are in)."""
+        if not self._results:
+            return
+        results, self._results = self._results, []
+        for d in self._linter_for(results[0].path).judge(results):
+            self.linter.set_current_module(module_name(d.path), d.path)
+            self._add(d)
+
+    def get_map_data(self):
+        return [(r.path, r.facts) for r in self._results]
+
+    def reduce_map_data(self, linter, data) -> None:
+        self._results = [FileResult(path, facts=facts) for chunk in data for path, facts in chunk]
+        self.close()

@@ -82,6 +82,15 @@ class Diagnostic:
         return (self.path, self.row, self.column, self.code)
 
 
+@dataclass
+class ProjectFacts:
+    """What a project rule's `judge` sees: its facts per module path, the settings and the compile context."""
+
+    modules: dict
+    settings: object
+    compile_context: object
+
+
 class Rule:
     """Base class of every rule. Subclasses live one per module in `ms_lint.checkers` and are found there.
 
@@ -124,6 +133,19 @@ class Rule:
     def level_note(ctx: "Context", node: ast.AST) -> str:
         """What the code does at the syntax level it compiles at, for the messages of "level" rules."""
         return LEVEL_NOTES[ctx.graph.level_of(node)]
+
+    # Project rules (facts spanning modules) define both:
+    #   collect(self, ctx) -> JSON-able facts of one module, or None;
+    #   judge(self, project: ProjectFacts) -> diagnostics, once for the whole project.
+    # The CLI and pylint judge the facts of every linted module together; flake8 judges one file at a time.
+
+    def report_at(self, project: "ProjectFacts", path: str, span, *, fix: Optional[Fix] = None,
+                  severity: Optional[str] = None, **fields) -> Diagnostic:
+        """A project-level diagnostic at `span` ((row, column), (end_row, end_column)) of `path`."""
+        (row, column), (end_row, end_column) = span
+        severity = project.settings.severity_of(self.code, severity or self.severity)
+        return Diagnostic(self.code, self.name, self.message.format(**fields), severity, path, row, column,
+                          end_row, end_column, fix)
 
     @classmethod
     def docs(cls) -> str:

@@ -49,7 +49,7 @@ class Cache:
             diagnostics = [_diagnostic(item) for item in entry["diagnostics"]]
         except (KeyError, TypeError):
             return None
-        return FileResult(path, diagnostics)
+        return FileResult(path, diagnostics, facts=entry.get("facts", {}))
 
     def store(self, result: FileResult, content: str) -> None:
         if result.internal_errors:
@@ -59,6 +59,7 @@ class Cache:
             "content": content,
             "dependencies": {name: _stamp(found) for name, found in result.dependencies.items()},
             "diagnostics": [asdict(d) for d in result.diagnostics],
+            "facts": result.facts,
         }
         target = self._entry_path(result.path)
         try:
