@@ -39,7 +39,7 @@ _TENSOR_OP_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.", 
 # ...except these, which return Python shapes, ranks, dtypes or booleans.
 _NON_TENSOR_OPS = frozenset(
     {"shape", "Shape", "rank", "Rank", "dtype", "DType", "is_tensor", "typeof", "dyn_shape", "is_floating_point",
-     "numel", "size", "Size", "get_rank", "get_group_size"}
+     "numel", "size", "Size", "get_rank", "get_group_size", "get_world_size", "get_local_rank"}
 )
 HOST_NUMERIC_PACKAGES = ("numpy", "scipy")
 # NumPy functions that build an array from shapes or Python values.
@@ -77,3 +77,73 @@ def returns_tensor(qualname: Optional[str]) -> bool:
     if not qualname.startswith(_TENSOR_OP_PACKAGES):
         return False
     return qualname.rpartition(".")[2] not in _NON_TENSOR_OPS
+
+
+def returns_metadata(qualname: Optional[str]) -> bool:
+    """MindSpore/MindTorch functions and primitive classes returning Python shapes, ranks, dtypes or booleans
+    (`ops.shape(x)`, `P.Shape()(x)`), never tensor data."""
+    return bool(qualname) and qualname.startswith(_TENSOR_OP_PACKAGES) and \
+        qualname.rpartition(".")[2] in _NON_TENSOR_OPS
+
+
+# The members of `nn.Cell` in MindSpore 2.10, from `dir(nn.Cell)` and `vars(nn.Cell())` (measured; ORACLE.md,
+# "Case 11 detail"). Public methods: an attribute of the same name shadows them and breaks their callers.
+CELL_METHODS = frozenset({
+    "add_flags", "add_flags_recursive", "apply", "buffers", "cast_inputs", "cells", "cells_and_names",
+    "check_names", "check_names_and_refresh_name", "compile", "compile_and_run", "construct", "extend_repr",
+    "generate_scope", "get_buffer", "get_extra_state", "get_flags", "get_func_graph_proto", "get_inputs",
+    "get_mixed_precision_type", "get_parameters", "get_scope", "get_sub_cell", "init_parameters_data",
+    "insert_child_to_cell", "insert_param_to_cell", "load_state_dict", "name_cells", "named_buffers", "offload",
+    "parameters_and_names", "parameters_broadcast_dict", "parameters_dict", "recompute",
+    "register_backward_hook", "register_backward_pre_hook", "register_buffer", "register_forward_hook",
+    "register_forward_pre_hook", "register_load_state_dict_post_hook", "register_load_state_dict_pre_hook",
+    "register_parameter_forward_hook", "register_saved_tensors_hooks", "register_state_dict_post_hook",
+    "register_state_dict_pre_hook", "remove_redundant_parameters", "run_construct", "set_boost",
+    "set_broadcast_flag", "set_comm_fusion", "set_data_parallel", "set_extra_state", "set_grad", "set_inputs",
+    "set_jit_config", "set_mixed_precision_type", "set_train", "shard", "state_dict", "to", "to_empty",
+    "to_float", "trainable_params", "untrainable_params", "update_cell_prefix", "update_cell_type",
+    "update_parameters_name"
+})
+# Properties without a setter: assigning one raises AttributeError in `__init__`.
+CELL_READONLY_PROPERTIES = frozenset({
+    "cls_name", "compile_cache", "compiled", "create_time", "enable_backward_hook", "exist_names", "exist_objs",
+    "jit_config_dict", "param_prefix", "phase_cache"
+})
+# Properties with a setter and public data attributes: assigning them is their intended use.
+CELL_SETTABLE_MEMBERS = frozenset({
+    "IGNORE_LIST", "T_destination", "arguments_key", "bprop_debug", "cell_init_args", "cell_type",
+    "compile_phase", "global_cells", "grad_ops_label", "has_bprop", "is_top_cell", "mixed_precision_type",
+    "parallel_parameter_merge_net_dict", "parallel_parameter_name_list", "parameter_layout_dict", "phase",
+    "pipeline_segment", "pipeline_stage", "requires_grad", "sequence_modified", "total_instance_count",
+    "training"
+})
+# Private methods and the private attributes `Cell.__init__` sets.
+CELL_PRIVATE_MEMBERS = frozenset({
+    "_add_attr", "_add_init_args", "_add_mixed_precision_flag", "_amp_level", "_apply", "_auto_prefix",
+    "_backward_hook", "_backward_pre_hook", "_bprop_debug", "_buffers", "_call_custom_bprop",
+    "_call_post_process", "_call_pre_process", "_cell_backward_hook", "_cell_backward_pre_hook", "_cell_tag",
+    "_cells", "_check_construct_args", "_check_parameter_consistency", "_children_scope_recursive",
+    "_compile_cache", "_compile_phase", "_compiled", "_complex_call", "_construct_sig", "_create_time",
+    "_del_attr", "_dynamic_shape_inputs", "_exist_names", "_exist_objs", "_forward_hook",
+    "_forward_hook_always_called", "_forward_hook_with_kwargs", "_forward_pre_hook",
+    "_forward_pre_hook_with_kwargs", "_get_attr_from_cell", "_get_cell_parallel_mode", "_get_compile_args",
+    "_get_name", "_get_prims_recursively", "_has_config_recompute", "_has_mutable_args_list", "_id",
+    "_in_strategy", "_init_check", "_init_flag", "_is_check_and_refresh", "_is_recursion_hook",
+    "_jit_backward_hook", "_jit_backward_pre_hook", "_jit_config_dict", "_jit_forward_hook",
+    "_jit_forward_pre_hook", "_jit_graph_name", "_lazy_backward_hook", "_lazy_backward_pre_hook",
+    "_lazy_construct_sig", "_lazy_forward_hook", "_lazy_forward_hook_always_called",
+    "_lazy_forward_hook_with_kwargs", "_lazy_forward_pre_hook", "_lazy_forward_pre_hook_with_kwargs",
+    "_lazy_load_state_dict_post_hooks", "_lazy_load_state_dict_pre_hooks", "_lazy_non_persistent_buffers_set",
+    "_lazy_state_dict_hooks", "_lazy_state_dict_pre_hooks", "_lazy_user_parameters", "_load_from_state_dict",
+    "_load_state_dict_post_hooks", "_load_state_dict_pre_hooks", "_mp_comm_recompute", "_named_members",
+    "_no_auto_lazy_inline", "_non_persistent_buffers_set", "_out_strategy",
+    "_parallel_optimizer_comm_recompute", "_parallel_parameter_merge_net_dict", "_parallel_parameter_name_list",
+    "_param_prefix", "_parameter_layout_dict", "_params", "_params_list", "_phase", "_phase_cache", "_predict",
+    "_primitives", "_recompute", "_recompute_cell", "_recompute_slice_activation", "_run_construct",
+    "_run_forward_hook", "_run_forward_pre_hook", "_run_grad_construct", "_save_to_state_dict",
+    "_saved_tensors_pack_hook", "_saved_tensors_unpack_hook", "_scope", "_self_check", "_set_attr_for_cell",
+    "_set_attr_for_object", "_set_attr_for_param_or_param_tuple", "_set_attr_for_parameter_in_list_or_tuple",
+    "_set_attr_for_params", "_set_jit_graph_name", "_set_recompute_scope", "_set_scope", "_shard_fn",
+    "_state_dict_hooks", "_state_dict_pre_hooks", "_update_local_parameters_name", "_user_parameters"
+})
+CELL_MEMBERS = CELL_METHODS | CELL_READONLY_PROPERTIES | CELL_SETTABLE_MEMBERS | CELL_PRIVATE_MEMBERS

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from ms_lint import framework
 from ms_lint.graph import GraphScope, enclosing_function, parent_of
@@ -47,6 +47,8 @@ class TensorValues:
         self.function = function
         self._definitions: Dict[str, List[Tuple[Position, ast.AST, ast.AST]]] = {}
         self._memo: Dict[int, bool] = {}
+        self._metadata_primitives: Optional[FrozenSet[str]] = None
+        self._local: Optional["TensorValues"] = None  # the same analysis with arguments taken for numbers
         self._collect_definitions()
         self.parameters = self._parameters()
 
@@ -63,8 +65,42 @@ class TensorValues:
         self._memo[key] = result
         return result
 
+    def derives_locally(self, expr: ast.AST) -> bool:
+        """`derives`, but taking unannotated arguments for tensors only in entry points (`construct`, `forward`,
+        `bprop`, `@jit` functions), whose arguments are the network's inputs. A helper's arguments are whatever
+        its callers pass, often Python ints from attributes (`self.split(x, self.width)`), so there only tensor
+        data the helper computes itself (ops, tensor methods, Parameters, `Tensor`-annotated arguments) counts."""
+        if self._is_entry_point():
+            return self.derives(expr)
+        if self._local is None:
+            self._local = TensorValues(self.graph, self.function)
+            self._local.parameters = {name: kind if self._annotated_tensor(name) else "scalar"
+                                      for name, kind in self.parameters.items()}
+        return self._local.derives(expr)
+
+    def _is_entry_point(self) -> bool:
+        name = getattr(self.function, "name", None)
+        return any(name == (entry.name.rpartition(".")[2] if entry.kind == "jit" else entry.kind)
+                   for entry in self.graph.compiled.get(self.function, ()))
+
+    def _annotated_tensor(self, name: str) -> bool:
+        arguments = self.function.args
+        return any(arg.arg == name and arg.annotation is not None
+                   and self.graph.qualname(arg.annotation) in framework.TENSOR_CLASSES
+                   for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
+
     def is_scalar_parameter(self, name: str) -> bool:
         return self.parameters.get(name) == "scalar"
+
+    def definition(self, name: ast.Name) -> Optional[ast.AST]:
+        """What the binding that reaches `name` assigned: the value expression of `m = x > 0` for a later `x[m]`,
+        the `For`/`comprehension` node for a loop target, the statement for an import or def. None for
+        parameters and names this function never binds (same approximation as `derives`)."""
+        found = self._reaching_definition(name)
+        if found is None:
+            return None
+        statement, value = found
+        return value if value is not None else statement
 
     def on_host(self, expr: ast.AST, depth: int = 0) -> bool:
         """True if `expr` is host data (a NumPy array or Python value), e.g. `x.asnumpy()`, `np.exp(y)`."""
@@ -81,10 +117,13 @@ class TensorValues:
             definition = self._reaching_definition(expr)
             value = definition[1] if definition else None
             return isinstance(value, ast.expr) and self.on_host(value, depth + 1)
+        if isinstance(expr, ast.Subscript) and self._literal_element(expr) is not None:
+            return self.on_host(self._literal_element(expr), depth + 1)
         if isinstance(expr, (ast.Subscript, ast.Attribute)):
             return self.on_host(expr.value, depth + 1)
-        if isinstance(expr, ast.BinOp):
-            return self.on_host(expr.left, depth + 1) and self.on_host(expr.right, depth + 1)
+        if isinstance(expr, ast.BinOp):  # host data with host data or a literal (`t.item() - 1`)
+            operands = [o for o in (expr.left, expr.right) if not isinstance(o, ast.Constant)]
+            return bool(operands) and all(self.on_host(o, depth + 1) for o in operands)
         if isinstance(expr, ast.UnaryOp):
             return self.on_host(expr.operand, depth + 1)
         return False
@@ -132,7 +171,8 @@ class TensorValues:
             value = expr.value
             if isinstance(value, ast.Attribute) and value.attr in METADATA_ATTRIBUTES:
                 return False
-            return derives(value, depth)
+            element = self._literal_element(expr)
+            return derives(element if element is not None else value, depth)
         if isinstance(expr, ast.Call):
             return self._call_derives(expr, depth)
         if isinstance(expr, ast.BinOp):
@@ -160,6 +200,8 @@ class TensorValues:
         arguments = [*call.args, *(k.value for k in call.keywords)]
         if isinstance(func, ast.Attribute):
             if self.is_self(func.value):
+                if self._holds_metadata_primitive(func.attr):
+                    return False
                 # self.cell(x) runs a Cell; self.method(x) is assumed to compute on its tensor arguments
                 return self._self_attribute_is_tensor(func.attr, callable_=True) or any(
                     self.derives(a, depth) for a in arguments)
@@ -168,6 +210,9 @@ class TensorValues:
             if self.derives(func.value, depth):
                 return True  # x.sum(), x.asnumpy(), x.item()
         qualname = self.graph.qualname(func)
+        if framework.returns_metadata(qualname) or (
+                isinstance(func, ast.Call) and framework.returns_metadata(self.graph.qualname(func.func))):
+            return False  # ops.shape(x), P.Shape()(x): a tuple of Python ints
         if qualname:
             if qualname.startswith("builtins."):
                 return qualname[len("builtins."):] not in _NON_DATA_BUILTINS and any(
@@ -179,6 +224,18 @@ class TensorValues:
         elif isinstance(func, ast.Call) and framework.returns_tensor(self.graph.qualname(func.func)):
             return True  # P.ReduceSum()(x)
         return any(self.derives(a, depth) for a in arguments)
+
+    def _literal_element(self, subscript: ast.Subscript) -> Optional[ast.expr]:
+        """`b` for `[a, b, c][1]`, or for `sizes[1]` after `sizes = [a, b, c]`: a constant index into a literal."""
+        index, value = subscript.slice, subscript.value
+        if not (isinstance(index, ast.Constant) and type(index.value) is int):
+            return None
+        if isinstance(value, ast.Name):
+            value = self.definition(value)
+        if isinstance(value, (ast.List, ast.Tuple)) and -len(value.elts) <= index.value < len(value.elts) \
+                and not any(isinstance(e, ast.Starred) for e in value.elts):
+            return value.elts[index.value]
+        return None
 
     def _name_derives(self, name: ast.Name, depth: int) -> bool:
         definition = self._reaching_definition(name)
@@ -232,9 +289,8 @@ class TensorValues:
 
     def _define(self, target: ast.AST, statement: ast.AST, value, at_end: bool = False) -> None:
         position = (statement.end_lineno, statement.end_col_offset)
-        for node in ast.walk(target):
-            if isinstance(node, ast.Name):
-                self._definitions.setdefault(node.id, []).append((position, statement, value))
+        for node in _target_names(target):
+            self._definitions.setdefault(node.id, []).append((position, statement, value))
 
     def _parameters(self) -> Dict[str, str]:
         """parameter name -> "tensor" | "scalar" (self/cls excluded)."""
@@ -255,6 +311,8 @@ class TensorValues:
                 kinds[arg.arg] = "scalar"
             elif isinstance(annotation, ast.Name) and annotation.id in _SCALAR_ANNOTATIONS:
                 kinds[arg.arg] = "scalar"
+            elif annotation is not None and self.graph.qualname(annotation) in framework.TENSOR_CLASSES:
+                kinds[arg.arg] = "tensor"  # `n: Tensor` is a tensor even when only used as a shape or bound
             else:
                 kinds[arg.arg] = "scalar" if self._only_shape_uses(arg.arg) else "tensor"
         return kinds
@@ -296,6 +354,21 @@ class TensorValues:
         # self.<cell>(x) returns a tensor; a plain attribute holds config (ints, flags) unless proven otherwise.
         return callable_
 
+    def _holds_metadata_primitive(self, attribute: str) -> bool:
+        """`self.<attribute> = P.Shape()` (or `ops.Rank()`...) in the class or a base: calling it gives Python ints."""
+        if self._metadata_primitives is None:
+            owner = self.graph.owner_class(self.method())
+            found = set()
+            for summary in self.graph.mro(owner) if owner is not None else ():
+                for node in ast.walk(summary.node) if summary.node is not None else ():
+                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                        func = node.value.func
+                        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                        if name[:1].isupper() and framework.returns_metadata(f"mindspore.ops.{name}"):
+                            found.update(t.attr for t in node.targets if isinstance(t, ast.Attribute))
+            self._metadata_primitives = frozenset(found)
+        return attribute in self._metadata_primitives
+
 
 def _in_shape_position(node: ast.AST) -> bool:
     """Is this use a Python-number use: a shape element, a range bound, a slice bound, arithmetic feeding one?"""
@@ -318,6 +391,20 @@ def _in_shape_position(node: ast.AST) -> bool:
                                                                                    "reshape", "view", "zeros",
                                                                                    "ones", "empty", "full", "arange")
     return False
+
+
+def _target_names(target: ast.AST):
+    """The names an assignment target writes: `a` and `b` in `a, b = ...`, `a` in `a[i] = ...` and `a.x = ...`;
+    never the names used in an index (`i`), which are only read."""
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            yield node
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend(node.elts)
+        elif isinstance(node, (ast.Starred, ast.Subscript, ast.Attribute)):
+            stack.append(node.value)
 
 
 def _call_name(call: ast.Call) -> str:

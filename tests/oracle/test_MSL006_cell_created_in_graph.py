@@ -1,0 +1,87 @@
+"""MSL006: a Cell built in construct freezes its random init at compile time and is not registered."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+CELLS = """
+from mindspore import nn
+
+class Inline(nn.Cell):
+    def construct(self, x):
+        return nn.Dense(3, 3)(x)
+
+class InlineDropout(nn.Cell):
+    def construct(self, x):
+        return nn.Dropout(p=0.5)(x)
+
+class InlineBatchNorm(nn.Cell):
+    def construct(self, x):
+        return nn.BatchNorm2d(1)(x)
+
+class InlineSoftmax(nn.Cell):
+    def construct(self, x):
+        return nn.Softmax(axis=-1)(x)
+
+class Hoisted(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 3)
+
+    def construct(self, x):
+        return self.dense(x)
+"""
+
+
+def _two_outputs(oracle, mode, net, x):
+    outcome = oracle.call(mode, lambda: (net(x).asnumpy().tolist(), net(x).asnumpy().tolist()))
+    assert outcome.ok, outcome.error
+    return outcome.value
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl006_inline_cell_init_is_frozen_in_graph_and_unregistered(oracle, mode):
+    cells = oracle.load(CELLS)
+    net, x = cells.Inline(), oracle.tensor([[1.0, 2.0, 3.0]])
+    first, second = _two_outputs(oracle, mode, net, x)
+    assert first == second  # one random init, drawn at compile time
+    assert net.trainable_params() == []
+
+
+def test_msl006_pynative_draws_new_weights_every_call(oracle):
+    cells = oracle.load(CELLS)
+    first, second = _two_outputs(oracle, "pynative", cells.Inline(), oracle.tensor([[1.0, 2.0, 3.0]]))
+    assert first != second
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl006_hoisted_cell_is_registered_and_matches_pynative(oracle, mode):
+    cells = oracle.load(CELLS)
+    net, x = cells.Hoisted(), oracle.tensor([[1.0, 2.0, 3.0]])
+    graph, _ = _two_outputs(oracle, mode, net, x)
+    eager, _ = _two_outputs(oracle, "pynative", net, x)
+    assert [p.name for p in net.trainable_params()] == ["dense.weight", "dense.bias"]
+    assert graph[0] == pytest.approx(eager[0], abs=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl006_inline_dropout_and_batchnorm_stay_in_eval_mode(oracle, mode):
+    cells = oracle.load(CELLS)
+    x = oracle.tensor(np.arange(32, dtype=np.float32).reshape(2, 1, 4, 4))
+    for cell in (cells.InlineDropout, cells.InlineBatchNorm):
+        net = cell()
+        net.set_train(True)
+        outcome = oracle.call(mode, net, x)
+        assert outcome.ok, outcome.error
+        # Dropout drops nothing; BatchNorm uses its initial moving statistics (mean 0, variance 1)
+        assert np.allclose(outcome.value.asnumpy(), x.asnumpy(), atol=1e-3)
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl006_inline_parameter_free_layer_matches_pynative(oracle, mode):
+    cells = oracle.load(CELLS)
+    x = oracle.tensor([[1.0, 2.0, 3.0]])
+    graph = oracle.call(mode, cells.InlineSoftmax(), x)
+    eager = oracle.call("pynative", cells.InlineSoftmax(), x)
+    assert graph.ok and eager.ok
+    assert np.allclose(graph.value.asnumpy(), eager.value.asnumpy())

@@ -1,0 +1,122 @@
+"""MSL009: builtins on tensor data need LAX fallback; under STRICT even naming a tensor fails; iter/next diverge;
+eval/exec fail."""
+from __future__ import annotations
+
+import pytest
+
+CELLS = """
+from mindspore import nn
+
+class Sorted(nn.Cell):
+    def construct(self, x):
+        return sorted(x)
+
+class Set(nn.Cell):
+    def construct(self, x):
+        return len(set((x,)))
+
+class FrozenSet(nn.Cell):
+    def construct(self, x):
+        return len(frozenset((x,)))
+
+class Id(nn.Cell):
+    def construct(self, x):
+        return id(x)
+
+class Hash(nn.Cell):
+    def construct(self, x):
+        return hash(x)
+
+class SortedShape(nn.Cell):
+    def construct(self, x):
+        return x * sorted(x.shape)[0]
+
+class SetShape(nn.Cell):
+    def construct(self, x):
+        return x * len(set(x.shape))
+
+class HashShape(nn.Cell):
+    def construct(self, x):
+        return x * (hash(x.shape) % 2)
+
+class IdShape(nn.Cell):
+    def construct(self, x):
+        return x * (id(x.shape) % 2)
+
+class ShapeLocal(nn.Cell):
+    def construct(self, x):
+        shape = x.shape
+        return x * sorted(shape)[0] * len(set(shape))
+
+class Constants(nn.Cell):
+    def construct(self, x):
+        return x * sorted([3, 1, 2])[0] * len(set([1, 2])) * (hash(3) - 2)
+
+class Allowed(nn.Cell):
+    def construct(self, x):
+        return x * len(x) + max(x[0], x[1]) + int(x[0]) + float(x.sum()) + x[0].item()
+
+class IterNext(nn.Cell):
+    def construct(self, x):
+        return next(iter(x))
+
+class Eval(nn.Cell):
+    def construct(self, x):
+        return eval("x * 2")
+
+class Exec(nn.Cell):
+    def construct(self, x):
+        exec("y = 1")
+        return x
+"""
+
+ON_TENSORS = ["Sorted", "Set", "FrozenSet", "Id", "Hash"]
+NAMING_A_TENSOR = ["SortedShape", "SetShape", "HashShape", "IdShape"]
+
+
+@pytest.mark.parametrize("cell_name", ON_TENSORS + NAMING_A_TENSOR)
+def test_msl009_builtins_run_through_fallback_under_lax(oracle, cell_name):
+    cells = oracle.load(CELLS)
+    assert oracle.call("lax", getattr(cells, cell_name)(), oracle.tensor([1.0, 2.0])).ok
+
+
+@pytest.mark.parametrize("cell_name", ON_TENSORS + NAMING_A_TENSOR)
+def test_msl009_builtins_on_or_naming_tensors_fail_under_strict(oracle, cell_name):
+    cells = oracle.load(CELLS)
+    outcome = oracle.compile("strict", getattr(cells, cell_name)(), oracle.tensor([1.0, 2.0]))
+    assert not outcome.ok and outcome.error_type == "ValueError"
+    assert "the inputs should be constant" in outcome.message
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+@pytest.mark.parametrize("cell_name", ["ShapeLocal", "Constants", "Allowed"])
+def test_msl009_constants_shape_locals_and_allowed_builtins_compile(oracle, mode, cell_name):
+    cells = oracle.load(CELLS)
+    assert oracle.call(mode, getattr(cells, cell_name)(), oracle.tensor([1.0, 2.0])).ok
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl009_next_of_iter_returns_a_tuple_in_graph_mode(oracle, mode):
+    cells = oracle.load(CELLS)
+    x = oracle.tensor([1.0, 2.0, 3.0])
+    graph = oracle.call(mode, cells.IterNext(), x)
+    eager = oracle.call("pynative", cells.IterNext(), x)
+    assert graph.ok and eager.ok
+    assert eager.value.asnumpy().tolist() == 1.0
+    item, rest = graph.value  # (item, rest of the tensor): not what PyNative returns
+    assert item.asnumpy().tolist() == 1.0 and rest.asnumpy().tolist() == [2.0, 3.0]
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl009_eval_cannot_see_graph_locals(oracle, mode):
+    cells = oracle.load(CELLS)
+    outcome = oracle.call(mode, cells.Eval(), oracle.tensor([1.0, 2.0]))
+    assert not outcome.ok and outcome.error_type == "NameError"
+    assert oracle.call("pynative", cells.Eval(), oracle.tensor([1.0, 2.0])).ok
+
+
+def test_msl009_exec_fails_under_strict(oracle):
+    cells = oracle.load(CELLS)
+    outcome = oracle.compile("strict", cells.Exec(), oracle.tensor([1.0, 2.0]))
+    assert not outcome.ok and outcome.error_type == "RuntimeError"
+    assert "The third argument should be a dictionary" in outcome.message
