@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Tuple
+
+from ms_lint.rule import Fix, Rule
+
+_MUTABLE_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+_MUTABLE_CALLS = frozenset({"builtins.list", "builtins.dict", "builtins.set", "builtins.bytearray",
+                            "collections.deque", "collections.defaultdict", "collections.OrderedDict",
+                            "collections.Counter"})
+# Defaults the fix may move into graph code: lists and dicts are graph types, deques or sets are not.
+_GRAPH_BUILDABLE = (ast.List, ast.Dict, ast.ListComp, ast.DictComp)
+
+
+class MutableDefaultInGraph(Rule):
+    """
+    ## What it does
+    Finds graph-compiled functions (`construct`, what it calls, `@jit` functions) with a mutable default
+    argument: a list, dict or set literal or comprehension, or `list()`, `dict()`, `set()`, `deque()`... The
+    finding is reported on the `def`.
+
+    ## Why it matters in graph mode
+    In Python the default object is created once and shared by every call, so code that mutates it sees the
+    previous calls' changes. The graph compiler instead folds the default into the graph as a constant.
+    Measured on MindSpore 2.10 (CPU, LAX and STRICT alike) with `def construct(self, x, acc=[])` doing
+    `acc.append(1); return x * len(acc)`: graph mode returns `x * 1` at every call, PyNative returns `x * 1` then
+    `x * 2` (the same with a dict default). No error, no warning: the two modes silently disagree.
+
+    Immutable defaults (numbers, strings, `None`, tuples) are fine and not reported.
+
+    ## Example
+    ```python
+    class Net(nn.Cell):
+        def construct(self, x, acc=[]):
+            acc.append(x)
+            return ops.stack(acc)
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Cell):
+        def construct(self, x, acc=None):
+            if acc is None:
+                acc = []
+            acc.append(x)
+            return ops.stack(acc)
+    ```
+
+    ## Fix
+    Safe: the default becomes `None` and `if <name> is None: <name> = <default>` is inserted at the top of the
+    body (after the docstring). Every call then gets a fresh object, which is what graph mode already did and
+    what the code means; measured to give the same results in graph mode and PyNative. Offered for list and
+    dict defaults (graph types), not for sets, deques and the like, one-line functions or multi-line defaults.
+    """
+
+    code = "MSL022"
+    name = "mutable-default-in-graph"
+    severity = "error"
+    scope = "graph"
+    message = ("mutable default `{parameter}={default}` of graph function `{function}` reached from `{entry}`: "
+               "graph mode freezes it, PyNative shares it across calls (the modes disagree)")
+    fix_applicability = "safe"
+
+    def visit_function_def(self, node: ast.FunctionDef, ctx):
+        mutable = [(arg, default) for arg, default in _defaults(node) if self._is_mutable(ctx, default)]
+        if mutable:
+            arg, default = mutable[0]
+            yield self.report(ctx, node, parameter=arg.arg, default=_short(ctx.text(default)), function=node.name,
+                              fix=self._fix(ctx, node, mutable))
+
+    visit_async_function_def = visit_function_def
+
+    @staticmethod
+    def _is_mutable(ctx, default: ast.expr) -> bool:
+        if isinstance(default, _MUTABLE_LITERALS):
+            return True
+        return isinstance(default, ast.Call) and ctx.graph.qualname(default.func) in _MUTABLE_CALLS
+
+    @staticmethod
+    def _fix(ctx, node, mutable) -> Optional[Fix]:
+        body = node.body
+        docstring = isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str)
+        if docstring and len(body) == 1:
+            return None
+        first = body[1] if docstring else body[0]
+        indent = ctx.indentation(first)
+        if first.lineno == node.lineno or ctx.start(first)[1] != len(indent) or any(
+                "\n" in ctx.text(default) or not _graph_buildable(ctx, default) for _, default in mutable):
+            return None  # a one-line function, a statement after `;`, a multi-line or non-graph default
+        step = indent[len(ctx.indentation(node)):] or "    "
+        edits = [ctx.replace(default, "None") for _, default in mutable]
+        guards = "".join(f"{indent}if {arg.arg} is None:\n{indent}{step}{arg.arg} = {ctx.text(default)}\n"
+                         for arg, default in mutable)
+        edits.append(ctx.insert(first.lineno, 0, guards))
+        names = ", ".join(f"`{arg.arg}`" for arg, _ in mutable)
+        return Fix("safe", f"Default {names} to None and create the object in the body", tuple(edits))
+
+
+def _defaults(node) -> List[Tuple[ast.arg, ast.expr]]:
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    pairs += [(arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+              if default is not None]
+    return pairs
+
+
+def _graph_buildable(ctx, default: ast.expr) -> bool:
+    return isinstance(default, _GRAPH_BUILDABLE) or (
+        isinstance(default, ast.Call) and not default.args and not default.keywords
+        and ctx.graph.qualname(default.func) in ("builtins.list", "builtins.dict"))
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 30 else text[:27] + "..."

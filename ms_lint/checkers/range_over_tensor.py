@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import ast
+
+from ms_lint.rule import Rule
+
+
+class RangeOverTensor(Rule):
+    """
+    ## What it does
+    Finds `range(...)` calls in graph-compiled code whose bounds are tensors: `for i in range(n)` where `n` is
+    a tensor input, `range(x.sum())`, `range(self.steps)` where `steps` is a `Parameter`.
+
+    ## Why it matters in graph mode
+    The graph compiler unrolls `range` at compile time and needs Python integers for it. Measured on
+    MindSpore 2.10 (CPU, LAX and STRICT alike): `for i in range(n)` with a 0-d int tensor `n` fails to compile
+    with `TypeError: For 'make_range', the 0th input should be a int scalar but got AbstractTensor(shape: (),
+    element: AbstractScalar(Type: Int32, ...))`; so do `range(x.sum())` and `list(range(n))`. PyNative runs the
+    same code.
+
+    Bounds converted to Python numbers compile at both levels and follow the value at each call (measured:
+    `range(int(n))` and `range(n.item())` gave 2 iterations for `n = 2` and 5 for `n = 5`). Shapes and Python
+    attributes are constants and are never reported: `range(len(x.shape))`, `range(x.shape[0])`,
+    `range(self.n)`, `range(ops.shape(x)[0])`, `b, c = self.shape(x)` with `self.shape = P.Shape()`. A
+    `construct` argument used only as a `range` bound is taken for a Python int (graph mode accepts int
+    arguments) unless it is annotated `Tensor` or also used as a tensor; so is a helper method's argument
+    unless annotated `Tensor`, since callers often pass Python ints.
+
+    ## Example
+    ```python
+    class Net(nn.Cell):
+        def construct(self, x, steps):
+            for _ in range(steps):
+                x = self.block(x)
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Cell):
+        def construct(self, x, steps):
+            for _ in range(int(steps)):  # or pass `steps` as a Python int, or loop `while i < steps`
+                x = self.block(x)
+            return x
+    ```
+
+    ## Fix
+    None: the bound has to become a Python int (`int(n)`, `n.item()`, an int argument), or the loop a `while`
+    loop on the tensor; which one fits depends on where the value comes from.
+    """
+
+    code = "MSL023"
+    name = "range-over-tensor"
+    severity = "error"
+    scope = "graph"
+    message = ("`range()` over tensor `{bound}` in graph code reached from `{entry}`: fails to compile "
+               "(`For 'make_range', the 0th input should be a int scalar but got AbstractTensor`)")
+    needles = ("range",)
+
+    def visit_call(self, node: ast.Call, ctx):
+        if ctx.graph.qualname(node.func) != "builtins.range":
+            return
+        tensors = ctx.graph.tensors(node)
+        for argument in node.args:
+            # a graph tensor, not host data such as `int(n)` or `n.item()` (those compile); a helper's
+            # argument counts only when annotated `Tensor` (callers often pass Python ints)
+            if tensors.derives_locally(argument) and not tensors.on_host(argument):
+                yield self.report(ctx, node, bound=ctx.text(argument))
+                return

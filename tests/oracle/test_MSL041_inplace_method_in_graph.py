@@ -1,0 +1,87 @@
+"""MSL041: in-place tensor methods differ between graph mode and PyNative; the out-of-place fix agrees."""
+from __future__ import annotations
+
+import pytest
+
+CELLS = """
+from mindspore import nn
+
+class AddInplace(nn.Cell):
+    def construct(self, x):
+        x.add_(1)
+        return x
+
+class SubInplace(nn.Cell):
+    def construct(self, x):
+        x.sub_(1)
+        return x
+
+class ClampInplace(nn.Cell):
+    def construct(self, x):
+        x.clamp_(0, 1)
+        return x
+
+class FillInplace(nn.Cell):
+    def construct(self, x):
+        x.fill_(3.0)
+        return x
+
+class AddFixed(nn.Cell):
+    def construct(self, x):
+        x = x.add(1)
+        return x
+
+class SubFixed(nn.Cell):
+    def construct(self, x):
+        x = x.sub(1)
+        return x
+
+class ClampFixed(nn.Cell):
+    def construct(self, x):
+        x = x.clamp(0, 1)
+        return x
+"""
+
+
+def _run(oracle, mode, cell):
+    """(outcome holding the returned values, the caller's tensor afterwards); PyNative kernels fail lazily,
+    so the result is read inside the call."""
+    x = oracle.tensor([0.5, 2.0])
+    outcome = oracle.call(mode, lambda t: cell(t).asnumpy().tolist(), x)
+    return outcome, x.asnumpy().tolist()
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl041_graph_add_mutates_the_callers_tensor_and_sub_does_nothing(oracle, mode):
+    cells = oracle.load(CELLS)
+    added, caller = _run(oracle, mode, cells.AddInplace())
+    assert added.value == [1.5, 3.0] and caller == [1.5, 3.0]
+    subtracted, caller = _run(oracle, mode, cells.SubInplace())
+    assert subtracted.value == [0.5, 2.0] and caller == [0.5, 2.0]  # silently a no-op
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl041_graph_clamp_and_fill_have_no_cpu_kernel(oracle, mode):
+    cells = oracle.load(CELLS)
+    for cell, kernel in ((cells.ClampInplace(), "InplaceClampScalar"), (cells.FillInplace(), "InplaceFillScalar")):
+        outcome, _ = _run(oracle, mode, cell)
+        assert not outcome.ok and outcome.error_type == "RuntimeError"
+        assert f"Unsupported op [{kernel}] on CPU" in outcome.message
+
+
+def test_msl041_pynative_cpu_does_not_mutate(oracle):
+    cells = oracle.load(CELLS)
+    added, caller = _run(oracle, "pynative", cells.AddInplace())
+    assert added.value == [0.5, 2.0] and caller == [0.5, 2.0]
+    clamped, _ = _run(oracle, "pynative", cells.ClampInplace())
+    assert not clamped.ok and "The kernel InplaceClampScalar unregistered" in clamped.message
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl041_out_of_place_fix_agrees_in_every_mode(oracle, mode):
+    cells = oracle.load(CELLS)
+    for cell, expected in ((cells.AddFixed(), [1.5, 3.0]), (cells.SubFixed(), [-0.5, 1.0]),
+                           (cells.ClampFixed(), [0.5, 1.0])):
+        outcome, caller = _run(oracle, mode, cell)
+        assert outcome.ok and outcome.value == expected
+        assert caller == [0.5, 2.0]  # the caller's tensor is left alone
