@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code", help="a rule code (MSL001) or symbol (numpy-in-graph)")
 
     commands.add_parser("rules", help="list every rule")
+
+    server = commands.add_parser("server", help="run the language server over stdio (needs ms-lint[lsp])")
+    server.add_argument("--stdio", action="store_true", help="accepted for LSP clients that pass it (stdio is the "
+                                                             "only transport)")
     return parser
 
 
@@ -71,6 +75,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _print_rule(args.code)
         if args.command == "rules":
             return _print_rules()
+        if args.command == "server":
+            return _serve()
         return _check(args)
     except ConfigError as error:
         print(f"ms-lint: error: {error}", file=sys.stderr)
@@ -202,6 +208,18 @@ def _print_fixes(title: str, diagnostics: List[Diagnostic]) -> None:
     print(f"{title}:")
     for d in diagnostics:
         print(f"  {d.path}:{d.row}:{d.column + 1}: {d.code} ({d.fix.applicability}) {d.fix.message}")
+
+
+def _serve() -> int:
+    try:
+        from ms_lint import lsp
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        print("ms-lint: error: the language server needs pygls: install ms-lint[lsp] "
+              "(pip install 'ms-lint[lsp]')", file=sys.stderr)
+        return EXIT_ERROR
+    return lsp.main()
 
 
 def _print_rule(code: str) -> int:
