@@ -8,8 +8,8 @@ import difflib
 import fnmatch
 import os
 import sys
-from dataclasses import dataclass, field, replace
-from typing import Dict, Iterable, Mapping, Optional, Tuple
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Optional, Tuple
 
 if sys.version_info >= (3, 11):
     import tomllib

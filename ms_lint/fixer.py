@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, List, Sequence, Tuple
 
-from ms_lint.rule import Diagnostic, Fix, Import
+from ms_lint.rule import Diagnostic, Import
 
 _LINE_START = re.compile(r"\r\n|\r|\n")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterator, Optional, Tuple
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ class Cache:
         self.directory = directory
         codes = ",".join(rule.code for rule in all_rules())
         python = sys.version.split()[0]  # ast differs across Python versions
-        self.key = hashlib.sha256(f"{__version__}|{python}|{codes}|{settings!r}".encode()).hexdigest()
+        self.key = hashlib.sha256(f"{__version__}|{_code_stamp()}|{python}|{codes}|{settings!r}".encode()).hexdigest()
 
     def _entry_path(self, path: str) -> str:
         name = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:32]
@@ -74,6 +74,19 @@ class Cache:
             os.replace(temporary, target)
         except OSError:
             pass  # an unwritable cache costs time, never correctness
+
+
+def _code_stamp() -> str:
+    """Sizes and modification times of ms_lint's own modules: an edited rule (a development install) is a new
+    linter, whose results must not come from the cache."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    stamps = []
+    for directory in (package, os.path.join(package, "checkers")):
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".py"):
+                status = os.stat(os.path.join(directory, name))
+                stamps.append(f"{name}:{status.st_size}:{status.st_mtime_ns}")
+    return hashlib.sha256("|".join(stamps).encode()).hexdigest()
 
 
 def _stamp(path: Optional[str]):

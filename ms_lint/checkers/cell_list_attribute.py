@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional, Set
+from typing import Optional
 
 from ms_lint import fixes, framework
 from ms_lint.graph import enclosing_function
