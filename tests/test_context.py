@@ -1,0 +1,37 @@
+"""The project's compile context (syntax level, device target) reaches every module."""
+from __future__ import annotations
+
+from ms_lint import context
+from support import run_cli
+
+MODEL = ("from mindspore import nn\n\n\nclass N(nn.Cell):\n    def construct(self, x):\n"
+         "        return x.asnumpy()\n")
+
+
+def project(tmp_path, train):
+    (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "train.py").write_text(train)
+    context._scans.clear()
+    return tmp_path
+
+
+def test_strict_level_set_in_the_entry_script_applies_to_the_model(tmp_path):
+    project(tmp_path, "import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
+    code, out = run_cli("check", "--no-cache", "--select", "MSL003", str(tmp_path / "model.py"))
+    assert code == 1 and "[error]" in out and "STRICT" in out
+
+
+def test_environment_variable_and_lax_default(tmp_path):
+    project(tmp_path, "import os\nos.environ['MS_DEV_JIT_SYNTAX_LEVEL'] = '0'\n")
+    assert "[error]" in run_cli("check", "--no-cache", "--select", "MSL003", str(tmp_path / "model.py"))[1]
+    project(tmp_path, "print('no context here')\n")
+    assert "[warning]" in run_cli("check", "--no-cache", "--select", "MSL003", str(tmp_path / "model.py"))[1]
+
+
+def test_target_from_set_device_or_set_context(tmp_path):
+    for train, target in (("import mindspore as ms\nms.set_device('Ascend')\n", "ascend"),
+                          ("import mindspore\nmindspore.set_context(device_target='CPU')\n", "cpu"),
+                          ("x = 1\n", None)):
+        project(tmp_path, train)
+        assert context.of_project(str(tmp_path)).target == target
