@@ -69,6 +69,8 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
                 properties.add(stmt.name)
             if stmt.name in ("__getattr__", "__getattribute__"):
                 dynamic = True
+        elif isinstance(stmt, ast.ClassDef):
+            attributes.add(stmt.name)  # a nested class is a class attribute too
         else:
             for target in _assigned_targets(stmt):
                 if isinstance(target, ast.Name):
@@ -172,8 +174,9 @@ def _setattr_target(call: ast.Call, self_name: str):
     if (_is_name(func, "setattr") or (isinstance(func, ast.Attribute) and func.attr == "__setattr__"
                                       and _is_name(func.value, "object"))) and len(args) >= 2:
         return args[0], args[1]
-    if isinstance(func, ast.Attribute) and func.attr == "__setattr__" and args and (
-            _is_name(func.value, self_name) or (isinstance(func.value, ast.Call) and _is_name(func.value.func, "super"))):
+    on_self = isinstance(func, ast.Attribute) and (_is_name(func.value, self_name) or (
+        isinstance(func.value, ast.Call) and _is_name(func.value.func, "super")))
+    if on_self and func.attr == "__setattr__" and args:
         return ast.Name(id=self_name), args[0]
     return None
 

@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import ast
+
+from ms_lint.rule import Rule
+
+# Framework bases that hold no Parameter of their own.
+_PLAIN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "mindtorch.torch.nn.Module"})
+_LEVEL_NOTES = {
+    "lax": "at the default LAX syntax level this runs through JIT Fallback: a Python number is written back, but a "
+           "tensor stored this way keeps its first-call value in every later call; fails to compile under STRICT",
+    "strict": "fails to compile at the STRICT syntax level (`TypeError: In JIT strict mode, if need to modify a "
+              "member attribute of a class with self.{attribute}, the member attribute must be of the Parameter "
+              "type`)",
+}
+
+
+class AttributeAssignedInGraph(Rule):
+    """
+    ## What it does
+    Finds `self.<name> = ...` (and `self.<name> += ...`, tuple targets) in graph-compiled code when `<name>` is
+    not a `Parameter` of the Cell: caches, counters and flags kept on the Cell between calls, as is common in
+    code ported from PyTorch.
+
+    The rule stays silent when `<name>` is a `Parameter` (assigning one in graph code updates it, measured) and
+    when a base class cannot be resolved or is a MindSpore layer such as `nn.Dense` (it may hold `<name>` as a
+    Parameter).
+
+    ## Why it matters in graph mode
+    Measured on MindSpore 2.10 (CPU). Under STRICT (`jit_syntax_level=STRICT`, `@jit(fullgraph=True)`) the
+    compile fails: `TypeError: In JIT strict mode, if need to modify a member attribute of a class with
+    self.count, the member attribute must be of the Parameter type. But got '0' with type 'int'.`
+    At the default LAX level the assignment runs through JIT Fallback and **diverges silently**: a tensor
+    stored on `self` keeps the value of the first call in every later call (`self.cache = x` called with 1,
+    10, 100, 1000 returned 1, 11, 101, 1001 where PyNative returns 1, 11, 110, 1100, and `cache` stayed at the
+    first input). A Python number (`self.count += 1`) is written back correctly, even under a tensor
+    condition, but each call costs the fallback (4–12 ms instead of 0.2 ms for the same Cell without it).
+    Assigning a `Parameter` attribute (`self.p = v`) updates it at both levels.
+
+    ## Example
+    ```python
+    class Memory(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.cache = Tensor(np.zeros(4, np.float32))
+
+        def construct(self, x):
+            out = x + self.cache
+            self.cache = x
+            return out
+    ```
+
+    ## Use instead
+    ```python
+    class Memory(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.cache = Parameter(Tensor(np.zeros(4, np.float32)), name="cache", requires_grad=False)
+
+        def construct(self, x):
+            out = x + self.cache
+            ops.assign(self.cache, x)
+            return out
+    ```
+
+    ## Fix
+    None: turning the attribute into a `Parameter` changes the Cell's checkpoint and `parameters_dict()`, and a
+    Python counter should usually move to the host loop; that is a design decision.
+    """
+
+    code = "MSL035"
+    name = "attribute-assigned-in-graph"
+    severity = "level"
+    scope = "graph"
+    message = "`self.{attribute}` assigned in graph code reached from `{entry}`: {level_note}"
+
+    def visit_assign(self, node: ast.Assign, ctx):
+        yield from self._check(ctx, node, node.targets)
+
+    def visit_aug_assign(self, node: ast.AugAssign, ctx):
+        yield from self._check(ctx, node, [node.target])
+
+    def visit_ann_assign(self, node: ast.AnnAssign, ctx):
+        if node.value is not None:
+            yield from self._check(ctx, node, [node.target])
+
+    def _check(self, ctx, statement, targets):
+        attributes = [a.attr for a in _flatten(targets) if self._is_plain_attribute(ctx, a)]
+        if attributes:  # one finding per statement, naming every attribute it assigns
+            yield self.report(ctx, statement, attribute="`, `self.".join(attributes),
+                              level_note=_LEVEL_NOTES[ctx.graph.level_of(statement)].format(attribute=attributes[0]))
+
+    @staticmethod
+    def _is_plain_attribute(ctx, target: ast.expr) -> bool:
+        """`self.<name>` where <name> is not (and cannot be) a Parameter of the class."""
+        if not isinstance(target, ast.Attribute):
+            return False
+        tensors = ctx.graph.tensors(target)
+        if not tensors.is_self(target.value):
+            return False
+        owner = ctx.graph.owner_class(tensors.method())
+        if owner is None or any(target.attr in summary.parameters for summary in ctx.graph.mro(owner)):
+            return False
+        # an unresolvable base or a MindSpore layer (nn.Dense...) may hold it as a Parameter
+        return all(base in _PLAIN_BASES or ctx.graph.index.class_kind(base) is None
+                   for base in ctx.graph.external_bases(owner))
+
+
+def _flatten(targets):
+    for target in targets:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            yield from _flatten(target.elts)
+        else:
+            yield target.value if isinstance(target, ast.Starred) else target

@@ -1,0 +1,54 @@
+"""MSL036: `set_train(True)` after a first graph-mode call silently keeps the inference graph."""
+from __future__ import annotations
+
+import pytest
+
+CELLS = """
+from mindspore import nn
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(2)
+
+    def construct(self, x):
+        return self.bn(x)
+"""
+EVAL_OUTPUT = [1.0, 2.0]  # a new BatchNorm in inference mode: identity on the first row
+TRAIN_OUTPUT = [-1.0, -1.0]  # batch-normalised
+
+
+def run(oracle, mode, sequence):
+    """Apply `sequence` ("call", True, False) to a new Net; first-row outputs and the final moving mean."""
+    cells = oracle.load(CELLS)
+    net, x, outputs = cells.Net(), oracle.tensor([[1.0, 2.0], [2.0, 6.0]]), []
+
+    def steps():
+        for step in sequence:
+            if step == "call":
+                outputs.append([round(v, 3) for v in net(x).asnumpy()[0].tolist()])
+            else:
+                net.set_train(step)
+        return [round(v, 3) for v in net.bn.moving_mean.asnumpy().tolist()]
+
+    outcome = oracle.call(mode, steps)
+    assert outcome.ok, outcome.error
+    return outputs, outcome.value
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl036_set_train_after_the_first_call_keeps_the_inference_graph(oracle, mode):
+    assert run(oracle, mode, ["call", True, "call"]) == ([EVAL_OUTPUT, EVAL_OUTPUT], [0.0, 0.0])
+    stale = run(oracle, mode, ["call", False, "call", True, "call"])
+    assert stale == ([EVAL_OUTPUT] * 3, [0.0, 0.0])
+
+
+def test_msl036_pynative_switches(oracle):
+    assert run(oracle, "pynative", ["call", True, "call"]) == ([EVAL_OUTPUT, TRAIN_OUTPUT], [0.15, 0.4])
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl036_set_train_before_the_first_call_works_and_can_switch_later(oracle, mode):
+    assert run(oracle, mode, [True, "call"]) == ([TRAIN_OUTPUT], [0.15, 0.4])
+    outputs, _ = run(oracle, mode, [True, "call", False, "call", True, "call"])
+    assert outputs[0] == TRAIN_OUTPUT and outputs[1] != TRAIN_OUTPUT and outputs[2] == TRAIN_OUTPUT

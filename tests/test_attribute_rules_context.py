@@ -1,0 +1,76 @@
+"""MSL032/MSL033/MSL036 facts a single-file fixture cannot hold: bases in other project modules, the mode a module
+selects."""
+from __future__ import annotations
+
+import textwrap
+
+from ms_lint import lint_paths
+from ms_lint.config import Settings
+
+SETTINGS = Settings(select=("MSL032", "MSL033", "MSL036"))
+
+
+def findings(tmp_path, files):
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return sorted((result.path.split("/")[-1], d.row, d.code)
+                  for result in lint_paths([str(tmp_path)], SETTINGS) for d in result.diagnostics)
+
+
+def test_attributes_of_a_base_class_in_another_project_module_count(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            from mindspore import nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Dense(2, 2)
+
+                def construct(self, x):
+                    return self.proj(x)
+            """,
+        "pkg/head.py": """
+            from .base import Block
+
+            class Head(Block):
+                def construct(self, x):
+                    return self.proj(x) + self.porj(x)
+
+            class Forward(Block):
+                def forward(self, x):
+                    return x
+            """,
+    }
+    # `porj` is undefined; `proj` comes from pkg/base.py; Block defines construct, so Forward is fine
+    assert findings(tmp_path, files) == [("head.py", 6, "MSL032")]
+
+
+def test_a_base_class_outside_the_project_silences_msl032(tmp_path):
+    files = {"net.py": """
+        from timm_ms.layers import Backbone
+
+        class Net(Backbone):
+            def construct(self, x):
+                return self.stem(x)
+        """}
+    assert findings(tmp_path, files) == []
+
+
+def test_msl036_is_silent_in_modules_that_select_pynative_only(tmp_path):
+    script = """
+        import mindspore as ms
+        from mindspore import nn
+
+        ms.set_context(mode={mode})
+        net = nn.BatchNorm1d(2)
+        net(x)
+        net.set_train()
+        """
+    pynative = findings(tmp_path / "a", {"train.py": script.format(mode="ms.PYNATIVE_MODE")})
+    graph = findings(tmp_path / "b", {"train.py": script.format(mode="ms.GRAPH_MODE")})
+    from_arguments = findings(tmp_path / "c", {"train.py": script.format(mode="args.mode")})
+    assert pynative == [] and graph == from_arguments == [("train.py", 8, "MSL036")]
