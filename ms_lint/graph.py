@@ -70,6 +70,8 @@ class GraphScope:
         self._local_names: Dict[FunctionNode, FrozenSet[str]] = {}
         self._function_imports: Dict[FunctionNode, ImportMap] = {}
         self._tensor_values: Dict[FunctionNode, object] = {}
+        # function -> the calls in graph code that reach it (for inferring what its parameters hold)
+        self.call_sites: Dict[FunctionNode, List[ast.Call]] = {}
         self._collect_classes()
         self._collect_entries(source_text)
 
@@ -176,11 +178,35 @@ class GraphScope:
         function = node if isinstance(node, _FUNCTIONS) else enclosing_function(node)
         values = self._tensor_values.get(function)
         if values is None:
+            self._tensor_values[function] = None  # under construction: callers asked back get the fallback
             values = self._tensor_values[function] = TensorValues(self, function)
         return values
 
     def derives_from_tensor(self, expr: ast.AST) -> bool:
         return enclosing_function(expr) is not None and self.tensors(expr).derives(expr)
+
+    def version_guarded(self, node: ast.AST) -> bool:
+        """Is `node` in a branch of an `if` (or conditional expression) that tests the framework version or a
+        feature (`if is_version_ge(ms.__version__, "1.11.0"):`, `if hasattr(ms, "jit"):`)? Such branches keep
+        compatibility with other MindSpore versions: rules about removed or deprecated APIs stay silent there.
+        Needs the parent links of the engine's walk."""
+        child, parent = node, parent_of(node)
+        while parent is not None:
+            if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test \
+                    and self._tests_version(parent.test):
+                return True
+            child, parent = parent, parent_of(parent)
+        return False
+
+    def _tests_version(self, test: ast.expr) -> bool:
+        for node in ast.walk(test):
+            name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+            if "version" in name.lower():
+                return True
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "hasattr" and node.args and (
+                    self.qualname(node.args[0]) or "").partition(".")[0] in ("mindspore", "mindtorch"):
+                return True
+        return False
 
     # ----- construction --------------------------------------------------------------------------------------
     def _imports_of(self, function: FunctionNode) -> ImportMap:
@@ -304,6 +330,9 @@ class GraphScope:
             elif isinstance(node, ast.Call):
                 target = self._call_target(node.func, cls, self_name, owner, top_level, locals_)
                 if target is not None:
+                    sites = self.call_sites.setdefault(target[0], [])
+                    if node not in sites:
+                        sites.append(node)
                     yield target
             elif (self_name and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                   and node.value.id == self_name and isinstance(node.ctx, ast.Load)):

@@ -302,12 +302,15 @@ class TensorValues:
         owner = self.graph.owner_class(self.function)
         skip = positional[0].arg if owner is not None and positional and not _is_static(self.function) else None
         kinds: Dict[str, str] = {}
+        passed = self._passed_from_call_sites([a.arg for a in positional if a.arg != skip], skip is not None)
         for arg in (*positional, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
             if arg is None or arg.arg == skip:
                 continue
             default = defaults.get(arg.arg)
             annotation = arg.annotation
-            if isinstance(default, ast.Constant) and default.value is not None:
+            if arg.arg in passed:
+                kinds[arg.arg] = passed[arg.arg]
+            elif isinstance(default, ast.Constant) and default.value is not None:
                 kinds[arg.arg] = "scalar"
             elif isinstance(annotation, ast.Name) and annotation.id in _SCALAR_ANNOTATIONS:
                 kinds[arg.arg] = "scalar"
@@ -315,6 +318,30 @@ class TensorValues:
                 kinds[arg.arg] = "tensor"  # `n: Tensor` is a tensor even when only used as a shape or bound
             else:
                 kinds[arg.arg] = "scalar" if self._only_shape_uses(arg.arg) else "tensor"
+        return kinds
+
+    def _passed_from_call_sites(self, positional, bound: bool) -> Dict[str, str]:
+        """What graph-code callers pass: a helper's parameter holds tensor data only if some call does, e.g.
+        `self._mask(26)` or `self._bbox(self.pool_shape)` make `sz` / `pool_shape` Python values. Empty for entry
+        points (their arguments are the network's inputs) and when a call site cannot be mapped or analysed."""
+        sites = self.graph.call_sites.get(self.function)
+        if not sites or self._is_entry_point():
+            return {}
+        kinds: Dict[str, str] = {}
+        for call in sites:
+            caller = self.graph._tensor_values.get(enclosing_function(call), False)
+            if caller is None or any(isinstance(a, ast.Starred) for a in call.args) or any(
+                    k.arg is None for k in call.keywords):
+                return {}  # a recursive helper, or *args/**kwargs: fall back to the usage heuristics
+            values = self.graph.tensors(call)
+            explicit_self = bound and isinstance(call.func, ast.Attribute) and not _is_bound_call(call.func)
+            arguments = call.args[1:] if explicit_self else call.args
+            mapped = list(zip(positional, arguments)) + [(k.arg, k.value) for k in call.keywords]
+            for name, value in mapped:
+                if values.derives(value):
+                    kinds[name] = "tensor"
+                else:
+                    kinds.setdefault(name, "scalar")
         return kinds
 
     def _only_shape_uses(self, name: str) -> bool:
@@ -405,6 +432,14 @@ def _target_names(target: ast.AST):
             stack.extend(node.elts)
         elif isinstance(node, (ast.Starred, ast.Subscript, ast.Attribute)):
             stack.append(node.value)
+
+
+def _is_bound_call(func: ast.Attribute) -> bool:
+    """`self.m(...)` / `super().m(...)` pass self implicitly; `Base.m(self, ...)` passes it explicitly."""
+    value = func.value
+    if isinstance(value, ast.Call):
+        return True  # super().m(...)
+    return isinstance(value, ast.Name) and not value.id[:1].isupper()
 
 
 def _call_name(call: ast.Call) -> str:
