@@ -32,6 +32,7 @@ class ClassSummary:
     properties: FrozenSet[str]
     attributes: FrozenSet[str]  # assigned on self anywhere in the class, or bound in the class body
     parameters: FrozenSet[str]  # self.X = Parameter(...)
+    metadata_attributes: FrozenSet[str]  # self.X = P.Shape() (or ops.Rank()...): calling it gives Python values
     dynamic: bool  # attributes are also created in ways a linter cannot follow (setattr with a variable name...)
     node: Optional[ast.ClassDef] = field(default=None, repr=False, compare=False)
 
@@ -59,7 +60,7 @@ def summarize(tree: ast.Module, module: str, path: str) -> ModuleSummary:
 
 
 def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
-    methods, properties, attributes, parameters = set(), set(), set(), set()
+    methods, properties, attributes, parameters, metadata = set(), set(), set(), set(), set()
     dynamic = False
     for stmt in statements(node.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -87,6 +88,8 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
                         attributes.add(attr)
                         if value is not None and _is_parameter_call(value, imports):
                             parameters.add(attr)
+                        elif isinstance(value, ast.Call) and framework.returns_metadata(imports.qualname(value.func)):
+                            metadata.add(attr)
             elif isinstance(sub, ast.Call):
                 dynamic |= _note_registering_call(sub, self_name, attributes, parameters)
             elif isinstance(sub, ast.Attribute) and sub.attr == "__dict__" and _is_name(sub.value, self_name):
@@ -99,6 +102,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
         properties=frozenset(properties),
         attributes=frozenset(attributes),
         parameters=frozenset(parameters),
+        metadata_attributes=frozenset(metadata),
         dynamic=dynamic,
         node=node,
     )

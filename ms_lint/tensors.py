@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ms_lint import framework
 from ms_lint.graph import GraphScope, enclosing_function, parent_of
@@ -47,7 +47,6 @@ class TensorValues:
         self.function = function
         self._definitions: Dict[str, List[Tuple[Position, ast.AST, ast.AST]]] = {}
         self._memo: Dict[int, bool] = {}
-        self._metadata_primitives: Optional[FrozenSet[str]] = None
         self._local: Optional["TensorValues"] = None  # the same analysis with arguments taken for numbers
         self._collect_definitions()
         self.parameters = self._parameters()
@@ -383,18 +382,8 @@ class TensorValues:
 
     def _holds_metadata_primitive(self, attribute: str) -> bool:
         """`self.<attribute> = P.Shape()` (or `ops.Rank()`...) in the class or a base: calling it gives Python ints."""
-        if self._metadata_primitives is None:
-            owner = self.graph.owner_class(self.method())
-            found = set()
-            for summary in self.graph.mro(owner) if owner is not None else ():
-                for node in ast.walk(summary.node) if summary.node is not None else ():
-                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                        func = node.value.func
-                        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                        if name[:1].isupper() and framework.returns_metadata(f"mindspore.ops.{name}"):
-                            found.update(t.attr for t in node.targets if isinstance(t, ast.Attribute))
-            self._metadata_primitives = frozenset(found)
-        return attribute in self._metadata_primitives
+        owner = self.graph.owner_class(self.method())
+        return owner is not None and any(attribute in s.metadata_attributes for s in self.graph.mro(owner))
 
 
 def _in_shape_position(node: ast.AST) -> bool:
