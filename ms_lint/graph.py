@@ -43,6 +43,23 @@ class CellClass:
     assumed: bool  # bases unresolvable, taken for a Cell because it defines construct
 
 
+_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr,
+             ast.withitem, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass
+class FunctionNodes:
+    """What the queries about one function need, gathered in a single walk of its body (nested functions
+    included): the walk also sets every node's parent link."""
+
+    calls: List[ast.Call]
+    nested: List[FunctionNode]
+    attribute_loads: List[ast.Attribute]  # `<name>.<attr>` read
+    loads: Dict[str, List[ast.Name]]
+    stores: Set[str]
+    bindings: List[ast.AST]  # assignments, loops, imports, defs: in source order
+
+
 def parent_of(node: ast.AST) -> Optional[ast.AST]:
     return getattr(node, PARENT, None)
 
@@ -68,6 +85,7 @@ class GraphScope:
         self.cells: Dict[ast.ClassDef, CellClass] = {}
         self.compiled: Dict[FunctionNode, List[Entry]] = {}
         self._local_names: Dict[FunctionNode, FrozenSet[str]] = {}
+        self._function_nodes: Dict[FunctionNode, FunctionNodes] = {}
         self._function_imports: Dict[FunctionNode, ImportMap] = {}
         self._tensor_values: Dict[FunctionNode, object] = {}
         # function -> the calls in graph code that reach it (for inferring what its parameters hold)
@@ -151,23 +169,45 @@ class GraphScope:
                     external.add(base)
         return external
 
+    def nodes_of(self, function: FunctionNode) -> FunctionNodes:
+        """The function's calls, loads, stores and bindings (one cached walk)."""
+        found = self._function_nodes.get(function)
+        if found is None:
+            found = self._function_nodes[function] = FunctionNodes([], [], [], {}, set(), [])
+            stack: List[ast.AST] = [function]
+            while stack:
+                node = stack.pop()
+                children = list(ast.iter_child_nodes(node))
+                for child in children:
+                    setattr(child, PARENT, node)
+                stack.extend(reversed(children))
+                if node is function:
+                    continue
+                if isinstance(node, ast.Name):
+                    if isinstance(node.ctx, ast.Load):
+                        found.loads.setdefault(node.id, []).append(node)
+                    else:
+                        found.stores.add(node.id)
+                elif isinstance(node, ast.Call):
+                    found.calls.append(node)
+                elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                    found.attribute_loads.append(node)
+                if isinstance(node, _FUNCTIONS):
+                    found.nested.append(node)
+                if isinstance(node, _BINDINGS):
+                    found.bindings.append(node)
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        found.stores.add(node.name)
+        return found
+
     def local_names(self, function: FunctionNode) -> FrozenSet[str]:
         """Names bound inside a function (parameters, assignments, loop targets), which shadow module names."""
         names = self._local_names.get(function)
         if names is None:
-            bound: Set[str] = set()
             arguments = function.args
-            for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                        arguments.vararg, arguments.kwarg):
-                if arg is not None:
-                    bound.add(arg.arg)
-            body = function.body if isinstance(function.body, list) else [function.body]
-            for stmt in body:
-                for sub in ast.walk(stmt):
-                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                        bound.add(sub.id)
-                    elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                        bound.add(sub.name)
+            bound = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                         arguments.vararg, arguments.kwarg) if arg is not None}
+            bound |= self.nodes_of(function).stores
             names = self._local_names[function] = frozenset(bound - set(self._imports_of(function).names))
         return names
 
@@ -184,6 +224,18 @@ class GraphScope:
 
     def derives_from_tensor(self, expr: ast.AST) -> bool:
         return enclosing_function(expr) is not None and self.tensors(expr).derives(expr)
+
+    def last_name(self, expr: ast.AST) -> Optional[str]:
+        """The last component `qualname(expr)` can have, found without resolving scopes: the attribute of
+        `a.b.c`, the target's last component for a name a module-level import or definition binds; None when only
+        `qualname` can tell (a name bound by a function-level import, a local, a builtin). A cheap pre-filter for
+        rules that look for a few names among every call of a module."""
+        if isinstance(expr, ast.Attribute):
+            return expr.attr
+        if isinstance(expr, ast.Name):
+            target = self.imports.names.get(expr.id)
+            return target.rpartition(".")[2] if target else None
+        return None
 
     def version_guarded(self, node: ast.AST) -> bool:
         """Is `node` in a branch of an `if` (or conditional expression) that tests the framework version or a
@@ -319,26 +371,22 @@ class GraphScope:
         owner = self._owner.get(function)
         top_level = {name for name in self.summary.functions}
         locals_ = self.local_names(function)
-        stack: List[ast.AST] = [function]
-        while stack:
-            node = stack.pop()
-            for child in ast.iter_child_nodes(node):
-                setattr(child, PARENT, node)
-                stack.append(child)
-            if isinstance(node, _FUNCTIONS) and node is not function:
-                yield node, cls  # nested def / lambda: compiled with the same entry
-            elif isinstance(node, ast.Call):
-                target = self._call_target(node.func, cls, self_name, owner, top_level, locals_)
-                if target is not None:
-                    sites = self.call_sites.setdefault(target[0], [])
-                    if node not in sites:
-                        sites.append(node)
-                    yield target
-            elif (self_name and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                  and node.value.id == self_name and isinstance(node.ctx, ast.Load)):
-                prop = self._property(cls, node.attr)
-                if prop is not None:
-                    yield prop, cls
+        nodes = self.nodes_of(function)
+        for nested in nodes.nested:
+            yield nested, cls  # nested def / lambda: compiled with the same entry
+        for node in nodes.calls:
+            target = self._call_target(node.func, cls, self_name, owner, top_level, locals_)
+            if target is not None:
+                sites = self.call_sites.setdefault(target[0], [])
+                if node not in sites:
+                    sites.append(node)
+                yield target
+        if self_name:
+            for node in nodes.attribute_loads:
+                if isinstance(node.value, ast.Name) and node.value.id == self_name:
+                    prop = self._property(cls, node.attr)
+                    if prop is not None:
+                        yield prop, cls
 
     def _property(self, cls: ClassSummary, name: str):
         for current in self.mro(cls):

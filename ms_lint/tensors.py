@@ -264,25 +264,23 @@ class TensorValues:
         return definitions[index][1], definitions[index][2]
 
     def _collect_definitions(self) -> None:
-        body = self.function.body if isinstance(self.function.body, list) else [self.function.body]
-        for stmt in body:
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        self._define(target, node, node.value)
-                elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and getattr(node, "value", None) is not None:
-                    self._define(node.target, node, node if isinstance(node, ast.AugAssign) else node.value)
-                elif isinstance(node, (ast.For, ast.AsyncFor)):
-                    self._define(node.target, node.target, node, at_end=True)
-                elif isinstance(node, ast.comprehension):
-                    self._define(node.target, node.target, node, at_end=True)
-                elif isinstance(node, ast.NamedExpr):
-                    self._define(node.target, node, node.value)
-                elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
-                    self._define(node.optional_vars, node.optional_vars, node.context_expr, at_end=True)
-                elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
-                    for bound in _bound_names(node):
-                        self._definitions.setdefault(bound, []).append(((node.lineno, node.col_offset), node, None))
+        for node in self.graph.nodes_of(self.function).bindings:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._define(target, node, node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and getattr(node, "value", None) is not None:
+                self._define(node.target, node, node if isinstance(node, ast.AugAssign) else node.value)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                self._define(node.target, node.target, node, at_end=True)
+            elif isinstance(node, ast.comprehension):
+                self._define(node.target, node.target, node, at_end=True)
+            elif isinstance(node, ast.NamedExpr):
+                self._define(node.target, node, node.value)
+            elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
+                self._define(node.optional_vars, node.optional_vars, node.context_expr, at_end=True)
+            elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+                for bound in _bound_names(node):
+                    self._definitions.setdefault(bound, []).append(((node.lineno, node.col_offset), node, None))
         for definitions in self._definitions.values():
             definitions.sort(key=lambda d: d[0])
 
@@ -344,15 +342,8 @@ class TensorValues:
         return kinds
 
     def _only_shape_uses(self, name: str) -> bool:
-        uses = 0
-        body = self.function.body if isinstance(self.function.body, list) else [self.function.body]
-        for stmt in body:
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-                    uses += 1
-                    if not _in_shape_position(node):
-                        return False
-        return uses > 0
+        uses = self.graph.nodes_of(self.function).loads.get(name, ())
+        return bool(uses) and all(_in_shape_position(node) for node in uses)
 
     def is_self(self, expr: ast.AST) -> bool:
         if not isinstance(expr, ast.Name) or self.graph.owner_class(self.method()) is None:
