@@ -175,8 +175,8 @@ class Linter:
         self.index.consulted = result.dependencies
         try:
             compile_context = self.compile_context(source.path)
-            graph = GraphScope(tree, source.module_name, source.path, self.index,
-                               self.settings.syntax_level or compile_context.syntax_level, source.text)
+            graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
+                               source.text, compile_context.syntax_level)
             ctx = Context(source, tree, graph, self.settings, compile_context)
             for diagnostic in self._walk(ctx, rules, result):
                 if not self._suppressed(suppressions, diagnostic):

@@ -1,10 +1,12 @@
 """Helpers rules use to build fixes in the file's own style."""
 from __future__ import annotations
 
-from typing import Tuple
+import ast
+from decimal import Decimal, InvalidOperation
+from typing import Optional, Tuple
 
 from ms_lint.graph import GraphScope
-from ms_lint.rule import Import
+from ms_lint.rule import Edit, Import
 
 
 def reference(graph: GraphScope, qualname: str) -> Tuple[str, Tuple[Import, ...]]:
@@ -27,3 +29,23 @@ def reference(graph: GraphScope, qualname: str) -> Tuple[str, Tuple[Import, ...]
         return qualname, (Import(qualname.partition(".")[0]),)
     module = qualname.rpartition(".")[0]
     return last, (Import(module, last),)
+
+
+def append_argument(ctx, call: ast.Call, argument: str) -> Optional[Edit]:
+    """An edit adding `argument` (`pad_mode="pad"`) after the last argument of `call`; None for a call without
+    arguments. Multi-line calls and trailing commas keep their layout: the text goes right after the last value."""
+    last = max([*call.args, *call.keywords], key=lambda node: (node.end_lineno, node.end_col_offset), default=None)
+    if last is None:
+        return None
+    row, column = ctx.end(last)
+    return ctx.insert(row, column, f", {argument}")
+
+
+def complement(literal: str) -> Optional[str]:
+    """`1 - x` for the source text of a number literal, as a person writes it: "0.9" -> "0.1" (float arithmetic
+    would give 0.09999999999999998), "0.97" -> "0.03", "1" -> "0.0". None if the text is not a number."""
+    try:
+        value = Decimal(literal.replace("_", ""))
+    except InvalidOperation:
+        return None
+    return repr(float(Decimal(1) - value))

@@ -60,6 +60,18 @@ def class_kind(qualname: str) -> Optional[str]:
     return None
 
 
+def mindspore_layer(qualname: Optional[str]) -> Optional[str]:
+    """The class name of a layer of MindSpore's own `nn` package ("Conv2d" for `mindspore.nn.Conv2d` and
+    `mindspore.nn.layer.conv.Conv2d`); None for anything else, including `mindspore.mint.nn` and MindTorch's
+    `torch.nn`, whose layers take PyTorch's arguments and semantics."""
+    if not qualname or not qualname.startswith("mindspore.nn."):
+        return None
+    package, _, name = qualname.rpartition(".")
+    if package in ("mindspore.nn", "mindspore.nn.layer") or package.startswith("mindspore.nn.layer."):
+        return name
+    return None
+
+
 def is_framework(qualname: Optional[str]) -> bool:
     return bool(qualname) and qualname.split(".", 1)[0] in ("mindspore", "mindtorch")
 

@@ -73,13 +73,14 @@ def enclosing_function(node: ast.AST) -> Optional[FunctionNode]:
 
 class GraphScope:
     def __init__(self, tree: ast.Module, module: str, path: str, index: Optional[ProjectIndex] = None,
-                 syntax_level: Optional[str] = None, source_text: str = ""):
+                 syntax_level: Optional[str] = None, source_text: str = "", project_level: Optional[str] = None):
         self.tree = tree
         self.index = index or ProjectIndex()
         self.summary = summarize(tree, module, path)
         self.index.register(self.summary)
         self.imports = self.summary.imports
-        self.level = syntax_level or _level_set_in(tree, path, source_text) or "lax"
+        # the option (passed as `syntax_level`) wins; else what this module sets; else what the project sets
+        self.level = syntax_level or _level_set_in(tree, path, source_text) or project_level or "lax"
         self._classes: Dict[str, Tuple[ast.ClassDef, ClassSummary]] = {}
         self._owner: Dict[ast.AST, ClassSummary] = {}
         self.cells: Dict[ast.ClassDef, CellClass] = {}

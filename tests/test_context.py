@@ -35,3 +35,17 @@ def test_target_from_set_device_or_set_context(tmp_path):
                           ("x = 1\n", None)):
         project(tmp_path, train)
         assert context.of_project(str(tmp_path)).target == target
+
+
+def test_tests_and_dropped_jit_config_do_not_set_the_project_level(tmp_path):
+    project(tmp_path, "import mindspore as ms\n@ms.jit(jit_config=ms.JitConfig(jit_syntax_level='STRICT'))\n"
+                      "def f(x):\n    return x\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_strict.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
+    assert context.of_project(str(tmp_path)).syntax_level is None
+
+
+def test_a_module_setting_wins_over_the_project(tmp_path):
+    project(tmp_path, "import mindspore as ms\nms.set_context(jit_syntax_level=ms.LAX)\n")
+    (tmp_path / "model.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n" + MODEL)
+    assert "[error]" in run_cli("check", "--no-cache", "--select", "MSL003", str(tmp_path / "model.py"))[1]

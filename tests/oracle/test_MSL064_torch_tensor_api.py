@@ -1,0 +1,107 @@
+"""MSL064: PyTorch tensor methods on MindSpore 2.10 tensors and Cells fail; `.shape` and `ops.stop_gradient` work."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import mindspore as ms
+from mindspore import nn, ops
+
+TORCH_CALLS = """
+import mindspore as ms
+from mindspore import nn, ops
+
+class Size(nn.Cell):
+    def construct(self, x):
+        return x.size(0)
+
+class SizeAll(nn.Cell):
+    def construct(self, x):
+        return x.size()
+
+class Detach(nn.Cell):
+    def construct(self, x):
+        return x.detach()
+
+class Cpu(nn.Cell):
+    def construct(self, x):
+        return x.cpu()
+
+class Cuda(nn.Cell):
+    def construct(self, x):
+        return x.cuda()
+
+class ToCuda(nn.Cell):
+    def construct(self, x):
+        return x.to("cuda")
+
+class Backward(nn.Cell):
+    def construct(self, x):
+        x.backward()
+        return x
+
+class Fixed(nn.Cell):
+    def construct(self, x):
+        return ops.stop_gradient(x * 2) + x * x.shape[0] + x.to(ms.float32)
+
+class ToCpu(nn.Cell):
+    def construct(self, x):
+        return x.to("cpu")
+"""
+FAILING = {"Size": ("ValueError", "TypeError"), "SizeAll": ("ValueError", "TypeError"),
+           "Detach": ("AttributeError", "AttributeError"), "Cpu": ("AttributeError", "AttributeError"),
+           "Cuda": ("AttributeError", "AttributeError"), "ToCuda": ("ValueError", "ValueError"),
+           "Backward": ("AttributeError", "AttributeError")}
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_torch_methods_fail_in_graph_code(oracle, mode):
+    cells = oracle.load(TORCH_CALLS)
+    x = oracle.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    for name, (graph_error, pynative_error) in FAILING.items():
+        net = getattr(cells, name)()
+        outcome = oracle.compile(mode, net, x) if mode != "pynative" else oracle.call(mode, net, x)
+        assert not outcome.ok, f"{name} ran under {mode}"
+        assert outcome.error_type == (pynative_error if mode == "pynative" else graph_error), (name, outcome.message)
+    compiled_size = oracle.compile("lax", cells.Size(), x)
+    assert "The object is not callable" in compiled_size.message
+    fixed = oracle.call(mode, cells.Fixed(), x)
+    assert fixed.ok, fixed.error
+    assert np.allclose(fixed.value.asnumpy(), x.asnumpy() * 5)
+
+
+def test_to_cpu_runs_on_the_host_but_not_in_a_cpu_graph(oracle):
+    cells = oracle.load(TORCH_CALLS)
+    x = oracle.tensor([1.0, 2.0])
+    assert oracle.call("pynative", cells.ToCpu(), x).ok
+    compiled = oracle.compile("lax", cells.ToCpu(), x)
+    assert not compiled.ok and "Unsupported op [CopyToHost] on CPU" in compiled.message
+
+
+def test_host_tensors_and_cells_lack_the_methods():
+    t = ms.Tensor(np.ones((2, 3), np.float32))
+    for method in ("cuda", "cpu", "detach", "backward"):
+        assert not hasattr(t, method), method
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'cuda'"):
+        t.cuda()
+    assert t.size == 6
+    with pytest.raises(TypeError, match="'int' object is not callable"):
+        t.size()
+    with pytest.raises(ValueError, match='Failed to convert the value "cuda"'):
+        t.to("cuda")
+    assert t.to("cpu").shape == (2, 3) and t.to(ms.float16).dtype == ms.float16
+    for present in ("view", "permute", "item", "float"):
+        assert hasattr(t, present), present
+    net = nn.Dense(2, 2)
+    assert not hasattr(net, "cuda") and not hasattr(net, "cpu")
+    with pytest.raises(ValueError, match='Failed to convert the value "cuda"'):
+        net.to("cuda")
+
+
+def partly_stopped(v):
+    return (ops.stop_gradient(v * 3) + v * v).sum()
+
+
+def test_stop_gradient_cuts_the_gradient_like_detach():
+    x = ms.Tensor(np.array([1.0, 2.0], np.float32))
+    grad = ms.grad(partly_stopped)(x)
+    assert np.allclose(grad.asnumpy(), 2 * x.asnumpy())
