@@ -1,0 +1,177 @@
+"""MSL060-MSL066 facts a single fixture cannot hold: module-wide criteria (a PyTorch header, MindTorch, a
+PyTorch-only module), version guards, and the exact text of computed fixes."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ms_lint.config import Settings
+from ms_lint.engine import Linter
+from ms_lint.fixer import apply_fixes
+from ms_lint.fixes import complement
+from ms_lint.source import SourceFile
+
+LINTER = Linter(Settings(select=("MSL06",)))
+
+
+def lint(text: str, path: str = "module.py"):
+    return LINTER.lint_source(SourceFile(path=path, text=textwrap.dedent(text), module_name="module")).diagnostics
+
+
+def codes(text: str):
+    return sorted((d.row, d.code) for d in lint(text))
+
+
+@pytest.mark.parametrize("literal, expected", [("0.9", "0.1"), ("0.1", "0.9"), ("0.97", "0.03"), ("1", "0.0"),
+                                               ("0.999", "0.001"), (".9", "0.1"), ("9e-1", "0.1")])
+def test_complement_prints_the_value_a_person_writes(literal, expected):
+    assert complement(literal) == expected
+
+
+def test_a_pytorch_origin_header_makes_a_module_ported():
+    body = textwrap.dedent("""
+        from mindspore import nn
+
+        class Stem(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3)
+    """)
+    assert codes('"""Adapted from https://github.com/pytorch/vision/blob/main/resnet.py"""' + body) == [
+        (7, "MSL061")]
+    assert codes("# Ported from torchvision's ResNet." + body) == [(7, "MSL061")]
+    assert codes('"""A ResNet stem (we refer to the PyTorch docs for shapes)."""' + body) == []
+    assert codes(body) == []
+
+
+def test_a_pytorch_mention_after_the_header_does_not_count():
+    assert codes("""
+        from mindspore import nn
+
+        class Stem(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                # adapted from the PyTorch version
+                self.conv = nn.Conv2d(3, 8, 3)
+    """) == []
+
+
+def test_mindtorch_modules_keep_pytorch_semantics():
+    assert codes("""
+        from mindtorch.tools import mstorch_enable
+        import torch
+        from torch import nn
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, padding=1)
+                self.drop = nn.Dropout(0.1)
+                self.bn = nn.BatchNorm2d(8, momentum=0.1)
+
+            def forward(self, x):
+                return self.drop(self.conv(x)).size(0), x.detach().cuda()
+    """) == []
+
+
+def test_torch_autograd_function_only_in_mindspore_code():
+    pytorch_only = """
+        import torch
+
+        class Clip(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+    """
+    assert codes(pytorch_only) == []
+    assert codes("import mindspore" + textwrap.dedent(pytorch_only)) == [(4, "MSL066")]
+
+
+def test_version_guarded_compatibility_code_is_silent():
+    assert codes("""
+        import mindspore as ms
+        from mindspore import nn
+
+        def get_dropout(rate):
+            if is_version_ge(ms.__version__, "1.11.0"):
+                return nn.Dropout(p=rate)
+            return nn.Dropout(keep_prob=1 - rate) if ms.__version__ < "1.11" else nn.Dropout(p=rate)
+
+        if hasattr(ms, "ms_function"):
+            from mindspore import ms_function
+            step = ms.ms_function(get_dropout)
+    """) == []
+
+
+def test_an_ms_function_import_without_a_fallback_is_reported_with_its_uses():
+    assert codes("""
+        try:
+            from mindspore import ms_function
+        except ImportError:
+            ms_function = None
+
+        @ms_function
+        def step(x):
+            return x
+    """) == [(3, "MSL065"), (7, "MSL065")]
+
+
+def test_jit_already_imported_removes_the_ms_function_alias():
+    text = "from mindspore import jit, ms_function\n\n@ms_function\ndef f(x):\n    return x\n"
+    result = apply_fixes(text, lint(text))
+    assert result.text == "from mindspore import jit\n\n@jit\ndef f(x):\n    return x\n"
+
+
+def test_size_fix_keeps_parentheses_and_detach_fix_imports_ops():
+    text = textwrap.dedent("""
+        import mindspore
+
+        def shapes(a: mindspore.Tensor, b: mindspore.Tensor):
+            return (a + b).size(-1), (a * 2).detach()
+    """)
+    result = apply_fixes(text, lint(text))
+    assert "return (a + b).shape[-1], mindspore.ops.stop_gradient(a * 2)" in result.text
+    text = "from mindspore import Tensor\n\ndef cut(a: Tensor):\n    return a.detach()\n"
+    assert apply_fixes(text, lint(text)).text == (
+        "from mindspore import Tensor, ops\n\ndef cut(a: Tensor):\n    return ops.stop_gradient(a)\n")
+
+
+def test_host_receivers_must_be_provably_mindspore():
+    assert codes("""
+        import mindspore as ms
+        from mindspore import ops
+
+        def run(model, batch, flag):
+            model.cuda()
+            batch.detach()
+            value = ops.ones((2, 2), ms.float32) if flag else batch
+            value.detach()
+            for item in [ops.ones((2,), ms.float32)]:
+                item.detach()
+            known = ops.ones((2, 2), ms.float32)
+            return known.detach()
+    """) == [(13, "MSL064")]
+
+
+def test_conv_padding_messages_name_the_mode_and_fix_replaces_it():
+    text = "from mindspore import nn\nconv = nn.Conv2d(3, 8, 3, pad_mode='valid', padding=(1, 1, 1, 1))\n"
+    (diagnostic,) = lint(text)
+    assert 'pad_mode "valid"' in diagnostic.message
+    assert apply_fixes(text, [diagnostic]).text.endswith("pad_mode=\"pad\", padding=(1, 1, 1, 1))\n")
+
+
+def test_a_pytorch_device_handed_to_mindspore():
+    assert codes("""
+        import torch
+        import mindspore as ms
+        from mindspore import ops
+
+        def build():
+            gpu = torch.device("cuda")
+            ones = ops.ones((2, 2), ms.float32, device=torch.device("cuda"))
+            ones.to(gpu)
+            ones.to(torch.device("cuda:0"))
+            ones.to("Ascend")
+            return torch.zeros(2, device=torch.device("cuda"))
+    """) == [(8, "MSL064"), (9, "MSL064"), (10, "MSL064")]
