@@ -33,6 +33,7 @@ class ClassSummary:
     attributes: FrozenSet[str]  # assigned on self anywhere in the class, or bound in the class body
     parameters: FrozenSet[str]  # self.X = Parameter(...)
     metadata_attributes: FrozenSet[str]  # self.X = P.Shape() (or ops.Rank()...): calling it gives Python values
+    constructed: FrozenSet[str]  # qualified names called to build attribute values (self.X = Block(...))
     dynamic: bool  # attributes are also created in ways a linter cannot follow (setattr with a variable name...)
     node: Optional[ast.ClassDef] = field(default=None, repr=False, compare=False)
 
@@ -60,7 +61,7 @@ def summarize(tree: ast.Module, module: str, path: str) -> ModuleSummary:
 
 
 def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
-    methods, properties, attributes, parameters, metadata = set(), set(), set(), set(), set()
+    methods, properties, attributes, parameters, metadata, constructed = set(), set(), set(), set(), set(), set()
     dynamic = False
     for stmt in statements(node.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -90,6 +91,10 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
                             parameters.add(attr)
                         elif isinstance(value, ast.Call) and framework.returns_metadata(imports.qualname(value.func)):
                             metadata.add(attr)
+                        for call in _calls_in(value):
+                            qualname = imports.qualname(call.func)
+                            if qualname:
+                                constructed.add(qualname)
             elif isinstance(sub, ast.Call):
                 dynamic |= _note_registering_call(sub, self_name, attributes, parameters)
             elif isinstance(sub, ast.Attribute) and sub.attr == "__dict__" and _is_name(sub.value, self_name):
@@ -103,9 +108,28 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
         attributes=frozenset(attributes),
         parameters=frozenset(parameters),
         metadata_attributes=frozenset(metadata),
+        constructed=frozenset(constructed),
         dynamic=dynamic,
         node=node,
     )
+
+
+def _calls_in(value: Optional[ast.expr]):
+    """Calls that build a value, looking into list/tuple/dict displays and comprehensions (`[Block() ...]`)."""
+    stack = [value] if value is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            yield node
+            stack.extend(node.args)
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            stack.extend(node.elts)
+        elif isinstance(node, ast.Dict):
+            stack.extend(v for v in node.values if v is not None)
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            stack.append(node.elt)
+        elif isinstance(node, ast.IfExp):
+            stack.extend((node.body, node.orelse))
 
 
 def _decorator_name(decorator: ast.expr) -> Optional[str]:

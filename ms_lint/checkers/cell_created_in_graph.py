@@ -49,7 +49,7 @@ class CellCreatedInGraph(Rule):
     in `construct` drops nothing and `nn.BatchNorm2d` normalises with its initial moving statistics, in graph
     mode and PyNative alike (measured). Framework layers without weights or a training mode (`nn.ReLU`,
     `nn.Softmax`, pooling, padding, losses) compute the right result (measured for Softmax, ReLU, AvgPool2d),
-    and so do project Cells that hold no attributes at all: these are warnings only (the layer is rebuilt at
+    and so do project Cells without weights (no Parameter, only weight-free layers inside): these are warnings only (the layer is rebuilt at
     every compilation). `ops` primitives (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
 
     ## Example
@@ -127,16 +127,35 @@ class CellCreatedInGraph(Rule):
         return isinstance(node, _LOOPS)
 
 
-def _holds_no_state(ctx, qualname: str) -> bool:
-    """A project Cell class that assigns no attribute anywhere in its MRO and derives directly from nn.Cell
-    (e.g. a `bprop` wrapper ported from `torch.autograd.Function`)."""
+def _holds_no_state(ctx, qualname: str, depth: int = 0) -> bool:
+    """A project Cell class without weights: no Parameter anywhere in its MRO, and every Cell it builds is a
+    weight-free MindSpore layer or, recursively, such a project Cell (a loss storing its options qualifies).
+    Bases must be resolvable and attributes not created dynamically."""
     summary = ctx.graph.index.lookup_class(qualname)
-    if summary is None:
+    if summary is None or depth > 4:
         return False
     mro = list(ctx.graph.mro(summary))
     known = {current.qualname for current in mro}
-    return all(not current.attributes and not current.dynamic and all(b in known or b in _CELL_BASES
-                                                                      for b in current.bases) for current in mro)
+    for current in mro:
+        if current.parameters or current.dynamic or not all(b in known or _weight_free_base(b) for b in current.bases):
+            return False
+        for built in current.constructed:
+            if built in framework.PARAMETER_CLASSES or built.endswith(".ParameterTuple"):
+                return False
+            if not ctx.graph.is_cell_class(built):
+                continue  # ops primitives, tensors, plain Python objects: no weights
+            layer = built.rpartition(".")[2] if framework.is_framework(built) else ""
+            if layer and layer not in STATELESS_LAYERS or not layer and not _holds_no_state(ctx, built, depth + 1):
+                return False
+    return True
+
+
+def _weight_free_base(qualname: Optional[str]) -> bool:
+    """nn.Cell itself, nn.LossBase, or a weight-free MindSpore layer."""
+    if qualname in _CELL_BASES:
+        return True
+    layer = qualname.rpartition(".")[2] if framework.is_framework(qualname) else ""
+    return layer == "LossBase" or layer in STATELESS_LAYERS
 
 
 def _attribute_name(ctx, owner, class_name: str) -> str:
