@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint.source import SourceError, parse, read
 
@@ -30,6 +31,8 @@ class CompileContext:
     # where each was found, for messages: (path, row)
     level_source: Optional[Tuple[str, int]] = None
     target_source: Optional[Tuple[str, int]] = None
+    # attribute names some code sets on Cells with `add_flags(name=...)` / `add_flags_recursive(name=...)`
+    flags: FrozenSet[str] = frozenset()
 
 
 def facts_of_module(tree: ast.Module, path: str) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
@@ -63,6 +66,7 @@ def scan(files: Iterable[str]) -> CompileContext:
     first target found wins."""
     level = target = None
     level_source = target_source = None
+    flags: Set[str] = set()
     for count, path in enumerate(files):
         if count >= _MAX_FILES:
             break
@@ -73,6 +77,8 @@ def scan(files: Iterable[str]) -> CompileContext:
                 data = handle.read()
         except OSError:
             continue
+        if b"add_flags" in data:
+            flags.update(flag_names(data.decode("utf-8", errors="replace")))
         if not any(needle.encode() in data for needle in _NEEDLES):
             continue
         try:
@@ -86,7 +92,15 @@ def scan(files: Iterable[str]) -> CompileContext:
         for found, row in targets:
             if target is None:
                 target, target_source = found, (path, row)
-    return CompileContext(level, target, level_source, target_source)
+    return CompileContext(level, target, level_source, target_source, frozenset(flags))
+
+
+_ADD_FLAGS = re.compile(r"\badd_flags\w*\s*\(([^()]*)\)")
+
+
+def flag_names(text: str) -> Set[str]:
+    """Keyword names of `add_flags(...)` / `add_flags_recursive(...)` calls in a module's text."""
+    return {name for match in _ADD_FLAGS.finditer(text) for name in re.findall(r"(\w+)\s*=(?!=)", match.group(1))}
 
 
 _scans: Dict[str, CompileContext] = {}

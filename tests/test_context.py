@@ -49,3 +49,14 @@ def test_a_module_setting_wins_over_the_project(tmp_path):
     project(tmp_path, "import mindspore as ms\nms.set_context(jit_syntax_level=ms.LAX)\n")
     (tmp_path / "model.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n" + MODEL)
     assert "[error]" in run_cli("check", "--no-cache", "--select", "MSL003", str(tmp_path / "model.py"))[1]
+
+
+def test_add_flags_in_another_module_defines_the_attribute(tmp_path):
+    decoder = ("from mindspore import nn\n\n\nclass Decoder(nn.Cell):\n    def construct(self, x):\n"
+               "        if self.is_first_iteration:\n            return x\n        return x * 2\n")
+    project(tmp_path, "def generate(net):\n    net.add_flags_recursive(is_first_iteration=True)\n")
+    (tmp_path / "model.py").write_text(decoder)
+    assert run_cli("check", "--no-cache", "--select", "MSL032", str(tmp_path / "model.py")) == (0, "")
+    (tmp_path / "train.py").write_text("x = 1\n")
+    context._scans.clear()
+    assert run_cli("check", "--no-cache", "--select", "MSL032", str(tmp_path / "model.py"))[0] == 1

@@ -5,6 +5,7 @@ import re
 from typing import Iterable, Optional, Set
 
 from ms_lint import framework
+from ms_lint.context import flag_names
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
@@ -96,7 +97,8 @@ class UndefinedAttributeInGraph(Rule):
         # `self` is an instance of this class or of one of its subclasses in the module
         selves = [c for c in ctx.graph.cells.values()
                   if any(s.qualname == qualname for s in ctx.graph.mro(c.summary))]
-        defined = set(framework.CELL_MEMBERS)
+        # add_flags(name=...) sets attributes on Cells, often from another module (a text generator)
+        defined = set(framework.CELL_MEMBERS) | ctx.compile_context.flags | flag_names(ctx.source.text)
         for other in selves:
             if other.assumed or other.kind != "cell":
                 return None
