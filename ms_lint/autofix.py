@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import ast
 import codecs
+import functools
 import os
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
 
-from ms_lint.engine import Linter
+from ms_lint.engine import FileResult, Linter
 from ms_lint.fixer import apply_fixes
 from ms_lint.rule import Diagnostic
 from ms_lint.source import SourceFile
@@ -36,17 +37,21 @@ class FileFix:
         return self.text != self.source.text
 
 
-def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str]) -> FileFix:
+def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str],
+               project: Sequence[FileResult] = ()) -> FileFix:
+    """`project`: the other modules' results, whose facts project rules judge this file with (without them, the
+    file is judged alone, as flake8 does)."""
     text = source.text
     result = FileFix(source, text)
-    diagnostics = _lint(linter, source, text)
+    lint = functools.partial(_lint, project=[r for r in project if r.path != source.path])
+    diagnostics = lint(linter, source, text)
     rejected_keys = set()
     for _ in range(MAX_PASSES):
         candidates = [d for d in diagnostics if d.fix is not None and d.fix.applicability in applicabilities
                       and _key(d) not in rejected_keys]
         if not candidates:
             break
-        text, diagnostics, applied = _verified_pass(linter, source, text, diagnostics, candidates, result,
+        text, diagnostics, applied = _verified_pass(lint, linter, source, text, diagnostics, candidates, result,
                                                     rejected_keys, applicabilities)
         if not applied:
             break
@@ -58,15 +63,15 @@ def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str
     return result
 
 
-def _verified_pass(linter, source, text, diagnostics, candidates, result, rejected_keys, applicabilities):
+def _verified_pass(lint, linter, source, text, diagnostics, candidates, result, rejected_keys, applicabilities):
     attempt = apply_fixes(text, candidates, applicabilities)
-    problem, after = _check(linter, source, text, diagnostics, attempt.text, attempt.applied)
+    problem, after = _check(lint, linter, source, text, diagnostics, attempt.text, attempt.applied)
     if problem is None:
         return attempt.text, after, attempt.applied
     applied = []  # one at a time, to keep the good fixes and name the bad one
     for diagnostic in attempt.applied:
         single = apply_fixes(text, [diagnostic], applicabilities)
-        problem, after = _check(linter, source, text, diagnostics, single.text, [diagnostic])
+        problem, after = _check(lint, linter, source, text, diagnostics, single.text, [diagnostic])
         if problem is None:
             text, diagnostics = single.text, after
             applied.append(diagnostic)
@@ -76,13 +81,13 @@ def _verified_pass(linter, source, text, diagnostics, candidates, result, reject
     return text, diagnostics, applied
 
 
-def _check(linter, source, before_text, before, after_text, applied):
+def _check(lint, linter, source, before_text, before, after_text, applied):
     """None if `after_text` parses and has no finding `before_text` lacked, else the reason."""
     try:
         ast.parse(after_text)
     except (SyntaxError, ValueError) as error:
         return f"the fixed code does not parse ({getattr(error, 'msg', error)})", []
-    after = _lint(linter, source, after_text)
+    after = lint(linter, source, after_text)
     expected = Counter(_key(d) for d in before) - Counter(_key(d) for d in applied)
     new = Counter(_key(d) for d in after) - expected
     if new:
@@ -95,10 +100,12 @@ def _key(diagnostic: Diagnostic):
     return diagnostic.code, diagnostic.message
 
 
-def _lint(linter: Linter, source: SourceFile, text: str) -> List[Diagnostic]:
+def _lint(linter: Linter, source: SourceFile, text: str, project: Sequence[FileResult] = ()) -> List[Diagnostic]:
     current = SourceFile(path=source.path, text=text, encoding=source.encoding, bom=source.bom,
                          module_name=source.module_name)
-    return linter.lint_source(current).diagnostics
+    result = linter.lint_source(current)
+    found = [d for d in linter.judge([*project, result]) if d.path == source.path]  # project rules' findings here
+    return sorted(result.diagnostics + found, key=Diagnostic.sort_key)
 
 
 class WriteError(Exception):

@@ -152,6 +152,12 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
     applied: List[Diagnostic] = []
     problems = bool(missing)
     diff_found = False
+    # project rules judge each file with the facts of the others (they may live in other modules)
+    project = []
+    if any(hasattr(r, "judge") and linter.settings.is_selected(r.code, r.severity) for r in linter.rules):
+        project = runner.lint_files(linter.settings, files, jobs=args.jobs if args.jobs > 0 else (os.cpu_count() or 1),
+                                    cache_directory=None if args.no_cache else (
+                                        args.cache_dir or os.path.join(linter.settings.root, runner.CACHE_DIRECTORY)))
     for path in files:
         try:
             with open(path, "rb") as handle:
@@ -160,7 +166,7 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
         except (OSError, SourceError):
             remaining.extend(linter.lint_path(path).diagnostics)  # reported as MSL099
             continue
-        result = fix_source(linter, source, applicabilities)
+        result = fix_source(linter, source, applicabilities, project)
         for diagnostic, reason in result.rejected:
             print(f"{path}:{diagnostic.row}:{diagnostic.column + 1}: {diagnostic.code} fix not applied: {reason}",
                   file=sys.stderr)

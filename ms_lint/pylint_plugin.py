@@ -73,7 +73,14 @@ class MsLintChecker(BaseRawFileChecker):
                          end_col_offset=d.end_column, args=(d.message,))
 
     def close(self) -> None:
-        """Judge the project rules once every module was seen (and, under -j, once the workers' facts are in)."""
+        """Judge the project rules once every module was seen. Under -j, pylint closes the checker in the worker
+        after every file: there the facts travel through get_map_data and are judged in reduce_map_data."""
+        config = self.linter.config
+        if config.jobs > 1 and not config.from_stdin:
+            return
+        self._judge()
+
+    def _judge(self) -> None:
         if not self._results:
             return
         results, self._results = self._results, []
@@ -82,8 +89,9 @@ class MsLintChecker(BaseRawFileChecker):
             self._add(d)
 
     def get_map_data(self):
-        return [(r.path, r.facts) for r in self._results]
+        data, self._results = [(r.path, r.facts) for r in self._results], []
+        return data
 
     def reduce_map_data(self, linter, data) -> None:
         self._results = [FileResult(path, facts=facts) for chunk in data for path, facts in chunk]
-        self.close()
+        self._judge()

@@ -19,7 +19,7 @@ def fix_to_fixed_point(path, text, passes=10):
     linter = Linter(Settings(select=("ALL",)))
     for _ in range(passes):
         result = linter.lint_source(SourceFile(path=str(path), text=text, module_name=module_name(str(path))))
-        fixed = apply_fixes(text, result.diagnostics, ("safe", "unsafe"))
+        fixed = apply_fixes(text, result.diagnostics + linter.judge([result]), ("safe", "unsafe"))
         if fixed.text == text:
             return text
         text = fixed.text

@@ -1,0 +1,440 @@
+"""Project rules (MSL050, MSL052, MSL053) across modules, and MSL051's project target, in every front end.
+
+The CLI and pylint (`-j 1`: judged in close(); `-j 2`: facts sent from the workers through get_map_data and judged
+in reduce_map_data) see the whole project. flake8 hands over one file at a time: a project rule then judges that
+file's facts alone (see docs/project-rules.md).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ms_lint import context
+from ms_lint.engine import all_rules
+from support import run_cli
+
+SYMBOLS = {rule.name: rule.code for rule in all_rules()}
+CODES = {code: symbol for symbol, code in SYMBOLS.items()}
+
+MODEL = """
+import mindspore as ms
+from mindspore import nn
+
+
+class Head(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(4, 2)
+        self.dense.to_float(ms.float32)
+
+    def construct(self, x):
+        return self.dense(x)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.head = Head()
+
+    def construct(self, x):
+        return self.head(x)
+
+
+class Plain(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.dense(x)
+
+
+class Video(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(1, 4, 3, pad_mode="valid")
+
+    def construct(self, x):
+        return self.conv(x)
+"""
+
+AMP_PROJECT = {
+    "model.py": MODEL,
+    "setup_net.py": """
+        import mindspore as ms
+        from model import Plain
+
+
+        def keep_fp32(network):
+            for _, cell in network.cells_and_names():
+                cell.to_float(ms.float32)
+
+
+        def build():
+            net = Plain()
+            net.dense.to_float(ms.float32)
+            return net
+        """,
+    # implements AMP itself (dispatches on the level): its casts are its own policy
+    "amp_utils.py": """
+        import mindspore as ms
+
+
+        def apply_amp(network, amp_level="O0"):
+            if amp_level == "O2":
+                network.to_float(ms.float16)
+                for _, cell in network.cells_and_names():
+                    cell.to_float(ms.float32)
+            return network
+        """,
+    "train.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.train import Model
+        from amp_utils import apply_amp
+        from model import Net, Plain, Video
+        from setup_net import build, keep_fp32
+
+        ms.set_device("Ascend")
+        loss_fn = nn.MSELoss()
+        opt = nn.Momentum(Plain().trainable_params(), 0.1, 0.9)
+
+        in_init = Model(Net(), loss_fn, opt, amp_level="O2")
+        from_factory = Model(build(), loss_fn, opt, amp_level="O3")
+        helped = Plain()
+        keep_fp32(helped)
+        through_helper = Model(helped, loss_fn, opt, amp_level="O2")
+        own_amp = apply_amp(Plain(), "O2")
+        not_reported = Model(own_amp, loss_fn, opt, amp_level="O2")
+        clean = Model(Plain(), loss_fn, opt, amp_level="O2")
+        video = Model(Video(), loss_fn, opt)
+        """,
+}
+# (file, row, code) each front end reports; flake8 sees no cast and no Conv3d in train.py alone
+AMP_WHOLE_PROJECT = {("train.py", 12, "MSL050"), ("train.py", 13, "MSL050"), ("train.py", 16, "MSL050"),
+                     ("train.py", 20, "MSL052")}
+
+SEED_PROJECT = {
+    "model.py": MODEL,
+    "setup_env.py": """
+        import mindspore as ms
+
+
+        def set_env(seed):
+            ms.set_seed(seed)
+        """,
+    # seeds through another module; its own text never mentions a seed
+    "env.py": """
+        from configure import configure
+
+
+        def init_env():
+            configure()
+        """,
+    "configure.py": """
+        import mindspore as ms
+
+
+        def configure():
+            ms.set_seed(0)
+        """,
+    "seeded_at_import.py": """
+        import mindspore as ms
+
+        ms.set_seed(3)
+        """,
+    "lib/__init__.py": "",
+    "lib/dist.py": """
+        from mindspore.communication import get_rank, init
+
+
+        def rank():
+            init()
+            return get_rank()
+        """,
+    "lib/trainer.py": """
+        from mindspore import nn
+        from mindspore.communication import init
+
+
+        def fit(net):
+            init()
+            return nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        """,
+    "train_unseeded.py": """
+        from mindspore import nn
+        from mindspore.communication import init
+        from mindspore.train import Model
+        from model import Plain
+
+        init()
+        net = Plain()
+        model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        """,
+    "train_setup.py": """
+        from mindspore import nn
+        from mindspore.communication import init
+        from mindspore.train import Model
+        from model import Plain
+        from setup_env import set_env
+
+        set_env(1)
+        init()
+        net = Plain()
+        model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        """,
+    "train_transitive.py": """
+        from mindspore import nn
+        from mindspore.communication import init
+        from model import Plain
+        from env import init_env
+
+
+        def main():
+            init_env()
+            init()
+            net = Plain()
+            return nn.Momentum(net.trainable_params(), 0.1, 0.9)
+
+
+        if __name__ == "__main__":
+            main()
+        """,
+    "train_import.py": """
+        import seeded_at_import
+        from mindspore import nn
+        from mindspore.communication import init
+        from model import Plain
+
+        init()
+        optimizer = nn.Adam(Plain().trainable_params())
+        """,
+    "train_late.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init
+        from model import Plain
+
+
+        def main():
+            init()
+            net = Plain()
+            ms.set_seed(1)
+            return nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        """,
+    "train_broadcast.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init
+        from model import Plain
+
+        init()
+        ms.set_auto_parallel_context(parallel_mode="data_parallel", parameter_broadcast=True)
+        optimizer = nn.SGD(Plain().trainable_params())
+        """,
+    "eval.py": """
+        from mindspore import nn
+        from mindspore.communication import init
+        from mindspore.train import Model
+        from model import Plain
+
+        if __name__ == "__main__":
+            init()
+            model = Model(Plain(), nn.MSELoss(), metrics={"loss"})
+            print(model.eval(None))
+        """,
+    "run_parallel.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from model import Plain
+
+        if __name__ == "__main__":
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
+            optimizer = nn.Momentum(Plain().trainable_params(), 0.1, 0.9)
+        """,
+}
+SEED_WHOLE_PROJECT = {("train_unseeded.py", 6, "MSL053"), ("train_late.py", 8, "MSL053"),
+                      ("run_parallel.py", 6, "MSL053")}
+
+CPU_PROJECT = {
+    "model.py": MODEL,
+    "trainer.py": """
+        from mindspore import nn
+        from mindspore.train import Model
+
+
+        def create(net):
+            return Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O2")
+        """,
+    "train.py": """
+        import mindspore as ms
+        from model import Plain
+        from trainer import create
+
+        ms.set_device("CPU")
+        model = create(Plain())
+        """,
+}
+
+
+def write(tmp_path, files):
+    (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    context._scans.clear()
+    return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.py"))
+
+
+def cli(tmp_path, *extra):
+    code, out = run_cli("check", "--no-cache", "--output-format", "json", *extra, ".", cwd=tmp_path)
+    assert code in (0, 1), out
+    return {(_relative(item["filename"]), item["location"]["row"], item["code"]) for item in json.loads(out)}
+
+
+def pylint(tmp_path, files, jobs, codes):
+    run = subprocess.run(
+        [sys.executable, "-m", "pylint", "--load-plugins", "ms_lint", "--disable", "all",
+         "--enable", ",".join(CODES[c] for c in codes), "--output-format", "json", "-j", str(jobs), *files],
+        cwd=tmp_path, capture_output=True, text=True)
+    assert run.stdout.strip().startswith("["), run.stderr
+    return {(_relative(item["path"]), item["line"], SYMBOLS[item["symbol"]]) for item in json.loads(run.stdout)}
+
+
+def flake8(tmp_path, codes):
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select", ",".join(codes),
+                          "--format", "%(path)s|%(row)d|%(code)s", "."], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stderr
+    found = set()
+    for line in run.stdout.splitlines():
+        path, row, code = line.split("|")
+        found.add((_relative(path), int(row), code))
+    return found
+
+
+def _relative(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_amp_rules_follow_the_network_across_modules(tmp_path, jobs):
+    files = write(tmp_path, AMP_PROJECT)
+    codes = ("MSL050", "MSL052")
+    assert cli(tmp_path, "--select", ",".join(codes)) == AMP_WHOLE_PROJECT
+    assert pylint(tmp_path, files, jobs, codes) == AMP_WHOLE_PROJECT
+
+
+def test_flake8_judges_the_amp_rules_one_file_at_a_time(tmp_path):
+    write(tmp_path, AMP_PROJECT)
+    assert flake8(tmp_path, ("MSL050", "MSL052")) == set()
+    # the same network, cast, trained and fitted with O2 in one file: flake8 reports it
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.train import Model
+        from model import Plain
+
+        net = Plain()
+        net.dense.to_float(ms.float32)
+        model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O2")
+        """).lstrip("\n"))
+    assert flake8(tmp_path, ("MSL050",)) == {("train.py", 8, "MSL050")}
+
+
+def test_messages_name_the_cast_in_the_other_module(tmp_path):
+    write(tmp_path, AMP_PROJECT)
+    code, out = run_cli("check", "--no-cache", "--select", "MSL050,MSL052", ".", cwd=tmp_path)
+    assert code == 1
+    assert "`self.dense.to_float(ms.float32)` (in `Head.__init__`, model.py:9)" in out
+    assert "`net.dense.to_float(ms.float32)` (setup_net.py:12)" in out
+    assert "`cell.to_float(ms.float32)` (setup_net.py:7)" in out
+    assert "`nn.Conv3d` (model.py:36)" in out
+
+
+def test_unsafe_fix_removes_the_level_with_the_project_in_view(tmp_path):
+    write(tmp_path, AMP_PROJECT)
+    code, _ = run_cli("check", "--no-cache", "--select", "MSL050", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert code == 0
+    text = (tmp_path / "train.py").read_text()
+    assert 'in_init = Model(Net(), loss_fn, opt)\n' in text
+    assert 'from_factory = Model(build(), loss_fn, opt)\n' in text
+    assert 'clean = Model(Plain(), loss_fn, opt, amp_level="O2")\n' in text
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_seeds_are_followed_into_setup_modules(tmp_path, jobs):
+    files = write(tmp_path, SEED_PROJECT)
+    assert cli(tmp_path, "--select", "MSL053") == SEED_WHOLE_PROJECT
+    assert pylint(tmp_path, files, jobs, ("MSL053",)) == SEED_WHOLE_PROJECT
+
+
+def test_flake8_counts_calls_into_other_modules_as_possible_seeds(tmp_path):
+    write(tmp_path, SEED_PROJECT)
+    # set_env, init_env (through configure) and seeded_at_import may seed: flake8 cannot see, and stays silent
+    assert flake8(tmp_path, ("MSL053",)) == SEED_WHOLE_PROJECT
+
+
+def test_late_seed_and_missing_seed_messages(tmp_path):
+    write(tmp_path, SEED_PROJECT)
+    _, out = run_cli("check", "--no-cache", "--select", "MSL053", ".", cwd=tmp_path)
+    assert "train_late.py:8:5: MSL053 [error] `init()` starts distributed training in an entry script that seeds " \
+           "only after building the network" in out
+    assert "train_unseeded.py:6:1: MSL053 [error] `init()` starts distributed training in an entry script that " \
+           "never calls `set_seed`" in out
+
+
+def test_seed_fix_uses_the_module_alias_or_imports_set_seed(tmp_path):
+    write(tmp_path, SEED_PROJECT)
+    code, _ = run_cli("check", "--no-cache", "--select", "MSL053", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert code == 0  # every script is seeded before init() now
+    unseeded = (tmp_path / "train_unseeded.py").read_text()
+    assert "from mindspore import nn, set_seed\n" in unseeded and "\nset_seed(1)\ninit()\n" in unseeded
+    late = (tmp_path / "train_late.py").read_text()
+    assert "    ms.set_seed(1)\n    init()\n" in late
+    assert "    ms.set_seed(1)\n    ms.set_auto_parallel_context(" in (tmp_path / "run_parallel.py").read_text()
+    assert cli(tmp_path, "--select", "MSL053") == set()
+
+
+def test_cpu_target_set_by_the_entry_script_reaches_the_trainer_module(tmp_path):
+    files = write(tmp_path, CPU_PROJECT)
+    expected = {("trainer.py", 6, "MSL051")}
+    assert cli(tmp_path, "--select", "MSL051") == expected
+    assert pylint(tmp_path, files, 2, ("MSL051",)) == expected
+    assert flake8(tmp_path, ("MSL051",)) == expected  # the target is a project setting: every front end has it
+    assert cli(tmp_path, "--select", "MSL051", "--target", "ascend") == set()
+
+
+def test_a_network_stored_by_a_trainer_object_is_followed(tmp_path):
+    write(tmp_path, {
+        "trainer.py": """
+            from mindspore import nn
+            from mindspore.train import Model
+
+
+            class Trainer:
+                def __init__(self, network, loss_fn):
+                    self.network = network
+                    self.loss_fn = loss_fn
+
+                def build(self):
+                    optimizer = nn.Momentum(self.network.trainable_params(), 0.1, 0.9)
+                    return Model(self.network, self.loss_fn, optimizer, amp_level="O2")
+            """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from model import Plain
+            from trainer import Trainer
+
+            net = Plain()
+            net.dense.to_float(ms.float32)
+            model = Trainer(net, nn.MSELoss()).build()
+            """,
+        "model.py": MODEL,
+    })
+    assert cli(tmp_path, "--select", "MSL050") == {("trainer.py", 12, "MSL050")}
