@@ -106,13 +106,15 @@ class MsLintServer(LanguageServer):
         try:
             text, linter, source = self._prepare(document)
             result = linter.lint_source(source)
+            # project rules see this file alone here, as in flake8 (docs/project-rules.md)
+            found = sorted(result.diagnostics + linter.judge([result]), key=lambda d: d.sort_key())
         except Exception:  # noqa: BLE001 - the server must survive an engine bug; the client is told
             logger.exception("linting %s failed", uri)
             self._log(types.MessageType.Error, f"ms-lint: linting {document.path} failed (see the server log)")
             return
         for message in result.internal_errors:
             self._log(types.MessageType.Error, f"ms-lint: {message}")
-        diagnostics = [self._diagnostic(d, text, document.version) for d in result.diagnostics]
+        diagnostics = [self._diagnostic(d, text, document.version) for d in found]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version))
 
