@@ -12,6 +12,7 @@ device_target=...)`, `set_device(...)`. A plain `@jit` compiles at LAX even unde
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -98,9 +99,13 @@ def scan(files: Iterable[str]) -> CompileContext:
 _ADD_FLAGS = re.compile(r"\badd_flags\w*\s*\(([^()]*)\)")
 
 
-def flag_names(text: str) -> Set[str]:
+@functools.lru_cache(maxsize=4)  # asked once per Cell class of the module being linted
+def flag_names(text: str) -> FrozenSet[str]:
     """Keyword names of `add_flags(...)` / `add_flags_recursive(...)` calls in a module's text."""
-    return {name for match in _ADD_FLAGS.finditer(text) for name in re.findall(r"(\w+)\s*=(?!=)", match.group(1))}
+    if "add_flags" not in text:
+        return frozenset()
+    return frozenset(name for match in _ADD_FLAGS.finditer(text)
+                     for name in re.findall(r"(\w+)\s*=(?!=)", match.group(1)))
 
 
 _scans: Dict[str, CompileContext] = {}

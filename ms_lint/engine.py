@@ -17,7 +17,7 @@ from typing import Dict, Iterable, List, Optional, Tuple, Type
 from ms_lint import checkers, context, suppression
 from ms_lint.config import Settings
 from ms_lint.context import CompileContext
-from ms_lint.graph import PARENT, GraphScope, parent_of
+from ms_lint.graph import PARENT, GraphScope, child_nodes, parent_of
 from ms_lint.project import ProjectIndex
 from ms_lint.rule import Diagnostic, Edit, Fix, ProjectFacts, Rule
 from ms_lint.source import SourceError, SourceFile, decode, package_root, parse, read
@@ -168,8 +168,10 @@ class Linter:
         rules = self._selected(source.path)
         if not rules:
             return result
-        suppressions = suppression.parse(source.text, tree)
-        if suppressions.skip_file:
+        # comments are tokenized only when a diagnostic needs them (most modules have none), unless one may skip
+        # the whole file
+        suppressions = suppression.parse(source.text, tree) if suppression.may_skip_file(source.text) else None
+        if suppressions is not None and suppressions.skip_file:
             return result
         self.index.add_file(source.path)
         self.index.consulted = result.dependencies
@@ -179,6 +181,8 @@ class Linter:
                                source.text, compile_context.syntax_level)
             ctx = Context(source, tree, graph, self.settings, compile_context)
             for diagnostic in self._walk(ctx, rules, result):
+                if suppressions is None:
+                    suppressions = suppression.parse(source.text, tree)
                 if not self._suppressed(suppressions, diagnostic):
                     result.diagnostics.append(diagnostic)
             for rule in rules:
@@ -259,7 +263,7 @@ class Linter:
         dispatch: Dict[type, List[Tuple[str, Rule, object]]] = {}
         scopes = set()
         for rule in active:
-            for node_class, method in rule.hooks():
+            for node_class, method in _hooks(type(rule)):
                 dispatch.setdefault(node_class, []).append((rule.scope, rule, getattr(rule, method)))
                 scopes.add(rule.scope)
         if not dispatch:
@@ -290,7 +294,7 @@ class Linter:
                         if (scope == "graph" and not compiled) or (scope == "cell" and not in_cell):
                             continue
                         yield from self._run(method, rule, node, ctx, result)
-                children = list(ast.iter_child_nodes(node))
+                children = child_nodes(node)
                 for child in reversed(children):
                     setattr(child, PARENT, node)
                     stack.append((child, compiled, in_cell))
@@ -307,6 +311,11 @@ class Linter:
                 f"{ctx.path}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} ({rule.name}):\n"
                 + traceback.format_exc())
             return None if single else []
+
+
+@functools.lru_cache(maxsize=None)
+def _hooks(rule: Type[Rule]) -> Tuple[Tuple[type, str], ...]:
+    return tuple(rule.hooks())
 
 
 def _suppressions_of(path: str) -> suppression.Suppressions:

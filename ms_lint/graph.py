@@ -19,6 +19,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 from ms_lint import framework
 from ms_lint.imports import ImportMap
 from ms_lint.project import ClassSummary, ProjectIndex, summarize, summarize_class
+from ms_lint.source import child_nodes, walk  # noqa: F401 - re-exported: the tree helpers of the analysis layer
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -178,7 +179,7 @@ class GraphScope:
             stack: List[ast.AST] = [function]
             while stack:
                 node = stack.pop()
-                children = list(ast.iter_child_nodes(node))
+                children = child_nodes(node)
                 for child in children:
                     setattr(child, PARENT, node)
                 stack.extend(reversed(children))
@@ -266,7 +267,8 @@ class GraphScope:
         imports = self._function_imports.get(function)
         if imports is None:
             body = function.body if isinstance(function.body, list) else []
-            if any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in ast.walk(ast.Module(body=body, type_ignores=[]))):
+            # the bindings of the cached walk hold every import of the body, nested functions' included
+            if body and any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in self.nodes_of(function).bindings):
                 imports = ImportMap.of_block(body, self.imports.module, self.imports.is_package, self.imports,
                                              define_locals=False)
             else:

@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_lint import framework
 from ms_lint.imports import ImportMap, statements
-from ms_lint.source import SourceError, package_root, parse, read
+from ms_lint.source import SourceError, package_root, parse, read, walk
 
 # Methods through which a Cell gains attributes by name (registered children, parameters, buffers).
 _REGISTERING_CALLS = frozenset(
@@ -81,7 +81,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
             continue
         self_name = method.args.args[0].arg
-        for sub in ast.walk(method):
+        for sub in walk(method):
             if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 value = getattr(sub, "value", None)
                 for target in _assigned_targets(sub):

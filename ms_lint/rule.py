@@ -168,6 +168,9 @@ class Rule:
                 node_class = _NODE_CLASSES.get(attr[len("visit_"):])
                 if node_class is None:
                     raise TypeError(f"{cls.__name__}.{attr} does not name an ast node class")
+                if issubclass(node_class, _UNWALKED):
+                    raise TypeError(f"{cls.__name__}.{attr}: the engine does not walk {node_class.__name__} "
+                                    "nodes (shared singletons); hook their parent node instead")
                 yield node_class, attr
 
 
@@ -180,6 +183,9 @@ LEVEL_NOTES = {
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
+
+# Operator and expression-context singletons are not walked (ms_lint.source.child_nodes skips them).
+_UNWALKED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
 _NODE_CLASSES = {
     _snake(name): obj

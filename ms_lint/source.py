@@ -7,8 +7,9 @@ import io
 import os
 import re
 import tokenize
+from collections import deque
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 # Python's tokenizer ends lines only at \n, \r\n and \r (str.splitlines also splits at \f, \x1c, \u2028...).
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -138,3 +139,45 @@ def package_root(path: str) -> str:
             break
         directory = parent
     return directory
+
+
+# Fields that never hold a node to walk: the shared singletons `Load()`/`Store()`/`Add()`... (no rule looks at
+# them) and names, numbers and strings.
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "name", "arg", "module", "level", "is_async",
+                             "conversion", "kind", "type_comment", "rest", "kwd_attrs", "asname", "tag", "simple"})
+_SKIPPED_BY_TYPE = {ast.Constant: {"value"}, ast.MatchSingleton: {"value"}, ast.Global: {"names"},
+                    ast.Nonlocal: {"names"}}
+_LISTS_WITH_NONE = {ast.Dict: "keys", ast.arguments: "kw_defaults"}  # `{**d}`, keyword-only without default
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def child_nodes(node: ast.AST) -> List[ast.AST]:
+    """`list(ast.iter_child_nodes(node))` without the expression-context and operator singletons, a few times
+    faster (the walks of the engine and of the analysis layer go through it)."""
+    kind = node.__class__
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        skipped = _SKIPPED_FIELDS | _SKIPPED_BY_TYPE.get(kind, set())
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in skipped)
+    children: List[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if value is None:
+            continue
+        if value.__class__ is list:
+            if name == _LISTS_WITH_NONE.get(kind):
+                children += [item for item in value if item is not None]
+            else:
+                children += value
+        elif isinstance(value, ast.AST):
+            children.append(value)
+    return children
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """`ast.walk` (same breadth-first order), without the expression-context and operator singletons."""
+    todo = deque((node,))
+    while todo:
+        node = todo.popleft()
+        todo.extend(child_nodes(node))
+        yield node

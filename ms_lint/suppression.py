@@ -24,6 +24,8 @@ _PYLINT = re.compile(r"#\s*pylint\s*:\s*(?P<verb>disable-next|disable|enable|ski
                      re.I)
 
 ALL = "*"
+# Text without which no comment can skip the file (a superset of what `parse` recognises as skip-file)
+_MAY_SKIP_FILE = re.compile(r"skip-file|flake8\s*:\s*noqa", re.I)
 
 
 @dataclass
@@ -43,6 +45,11 @@ class Suppressions:
             return True
         return any(first <= row <= last and (ALL in held or held.intersection(names))
                    for first, last, held in self.ranges)
+
+
+def may_skip_file(text: str) -> bool:
+    """False when no comment of `text` can skip the whole file: `parse` may then wait for a first diagnostic."""
+    return _MAY_SKIP_FILE.search(text) is not None
 
 
 def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:

@@ -30,6 +30,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tupl
 from ms_lint import framework
 from ms_lint.context import facts_of_module
 from ms_lint.imports import ImportMap, statements
+from ms_lint.source import child_nodes
 
 MODEL = frozenset({"mindspore.Model", "mindspore.train.Model", "mindspore.train.model.Model"})
 BUILD_TRAIN_NETWORK = frozenset({"mindspore.build_train_network", "mindspore.amp.build_train_network",
@@ -712,7 +713,7 @@ def _scope_nodes(root: ast.AST) -> Iterator[ast.AST]:
         yield node
         if isinstance(node, _SCOPES):
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(reversed(child_nodes(node)))
 
 
 def _names(target: ast.expr) -> Iterator[str]:

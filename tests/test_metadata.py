@@ -71,3 +71,16 @@ def test_no_message_id_clash_with_pylint_bundled_extensions(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "numpy-in-graph (E8701)" in run.stdout or "numpy-in-graph (W8701)" in run.stdout
     assert "InvalidMessageError" not in run.stderr and "conflict" not in run.stderr.lower()
+
+
+def test_hooks_on_unwalked_singleton_nodes_are_rejected():
+    from ms_lint.rule import Rule
+
+    class AddHook(Rule):
+        code, name, severity, message = "MSL998", "add-hook", "error", "x"
+
+        def visit_add(self, node, ctx):
+            return ()
+
+    with pytest.raises(TypeError, match="does not walk Add"):
+        list(AddHook.hooks())

@@ -4,7 +4,7 @@ import ast
 from typing import Dict, List, Optional
 
 from ms_lint import fixes, framework
-from ms_lint.graph import PARENT, enclosing_function, parent_of
+from ms_lint.graph import PARENT, child_nodes, enclosing_function, parent_of, walk
 from ms_lint.imports import statements
 from ms_lint.rule import Edit, Fix, Rule
 
@@ -20,6 +20,10 @@ _TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "tran
 _MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")
 _MAX_DEPTH = 8
 _LINKED = "_msl064_linked"
+_BINDING_NODES = "_msl064_binding_nodes"  # cache on a function or module node: see _binding_nodes
+_BINDING_TYPES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
+                  ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.FunctionDef,
+                  ast.AsyncFunctionDef, ast.ClassDef)
 _ON = {"tensor": "on a MindSpore tensor", "cell": "on a MindSpore Cell"}
 
 
@@ -202,9 +206,13 @@ def _link_parents(node: ast.AST) -> None:
         statement = parent_of(statement)
     if getattr(statement, _LINKED, False):
         return
-    for current in ast.walk(statement):
-        for child in ast.iter_child_nodes(current):
+    stack = [statement]
+    while stack:
+        current = stack.pop()
+        children = child_nodes(current)
+        for child in children:
             setattr(child, PARENT, current)
+        stack.extend(children)
     setattr(statement, _LINKED, True)
 
 
@@ -214,7 +222,7 @@ def _uses_mindtorch(ctx) -> bool:
 
 
 def _mentions_torch(ctx, expr: ast.expr) -> bool:
-    for node in ast.walk(expr):
+    for node in walk(expr):
         if isinstance(node, (ast.Name, ast.Attribute)):
             qualname = ctx.graph.qualname(node)
             if qualname and qualname.partition(".")[0] in ("torch", "torchvision"):
@@ -252,7 +260,7 @@ def _only_mindspore(ctx, block) -> bool:
     _link_parents(block)
     calls_mindspore = False
     for stmt in block.body:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, (ast.Name, ast.Attribute)):
                 qualname = ctx.graph.qualname(node) or ""
                 if qualname.partition(".")[0] in ("torch", "torchvision"):
@@ -356,11 +364,7 @@ def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
         for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
             if arg.arg == name.id:
                 values.append(arg)
-        body = function.body if isinstance(function.body, list) else [function.body]
-        nodes = (node for stmt in body for node in ast.walk(stmt))
-    else:
-        nodes = (node for stmt in statements(ctx.tree.body) for node in _shallow(stmt))
-    for node in nodes:
+    for node in _binding_nodes(ctx, function):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id == name.id:
@@ -384,6 +388,22 @@ def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
             if name.id in bound:
                 return []
     return values
+
+
+def _binding_nodes(ctx, function) -> List[ast.AST]:
+    """The nodes that can bind a name in a function (its body, nested scopes included) or, for None, at module
+    level, in walk order: collected once per scope, then every name read there is looked up among them."""
+    scope = function if function is not None else ctx.tree
+    found = getattr(scope, _BINDING_NODES, None)
+    if found is None:
+        if function is not None:
+            body = function.body if isinstance(function.body, list) else [function.body]
+            nodes = (node for stmt in body for node in walk(stmt))
+        else:
+            nodes = (node for stmt in statements(ctx.tree.body) for node in _shallow(stmt))
+        found = [node for node in nodes if isinstance(node, _BINDING_TYPES)]
+        setattr(scope, _BINDING_NODES, found)
+    return found
 
 
 def _shallow(stmt: ast.stmt):

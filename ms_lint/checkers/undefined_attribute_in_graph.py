@@ -6,11 +6,13 @@ from typing import Iterable, Optional, Set
 
 from ms_lint import framework
 from ms_lint.context import flag_names
+from ms_lint.graph import walk
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
 # no instance attributes. Any other external base (nn.Dense, a package not in the project) may define anything.
 _KNOWN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "builtins.object", "abc.ABC"})
+_SELF_PASSING = "_msl_self_passing_calls"  # cache on a class node: see _self_passing_calls
 # Builtins that only look at the object they are given.
 _LOOKING_BUILTINS = frozenset({"super", "isinstance", "issubclass", "type", "id", "hasattr", "getattr", "setattr",
                                "print", "len", "str", "repr", "format", "hash", "callable", "vars"})
@@ -137,23 +139,32 @@ def _self_reads(function, self_name: str) -> Iterable[ast.Attribute]:
 def _self_escapes(class_node: ast.ClassDef, class_names: Set[str]) -> bool:
     """`self` handed to other code (`build(self)`, `cfg.create_weights(self, ...)`), which may set attributes on
     it; base-class calls (`Base.__init__(self)`) and builtins that only look at it are fine."""
-    for method in class_node.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+    for func in _self_passing_calls(class_node):
+        if isinstance(func, ast.Name) and func.id in _LOOKING_BUILTINS:
             continue
-        self_name = method.args.args[0].arg
-        for node in ast.walk(method):
-            if not isinstance(node, ast.Call) or not any(
-                    isinstance(a, ast.Name) and a.id == self_name
-                    for a in (*node.args, *(k.value for k in node.keywords))):
-                continue
-            func = node.func
-            if isinstance(func, ast.Name) and func.id in _LOOKING_BUILTINS:
-                continue
-            if isinstance(func, ast.Attribute) and (func.attr == "__init__" or getattr(func.value, "id", None)
-                                                    in class_names | {"Cell", "nn", "object"}):
-                continue
-            return True
+        if isinstance(func, ast.Attribute) and (func.attr == "__init__" or getattr(func.value, "id", None)
+                                                in class_names | {"Cell", "nn", "object"}):
+            continue
+        return True
     return False
+
+
+def _self_passing_calls(class_node: ast.ClassDef):
+    """The callees of the calls that pass `self` in the methods of a class (walked once per class: every Cell of
+    the module whose MRO holds the class asks)."""
+    found = getattr(class_node, _SELF_PASSING, None)
+    if found is None:
+        found = []
+        for method in class_node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+                continue
+            self_name = method.args.args[0].arg
+            for node in walk(method):
+                if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == self_name
+                                                      for a in (*node.args, *(k.value for k in node.keywords))):
+                    found.append(node.func)
+        setattr(class_node, _SELF_PASSING, found)
+    return found
 
 
 def _looks_abstract(node: ast.ClassDef) -> bool:
@@ -163,7 +174,7 @@ def _looks_abstract(node: ast.ClassDef) -> bool:
         return True
     return any((isinstance(sub, ast.Raise) and "NotImplementedError" in ast.dump(sub))
                or (isinstance(sub, ast.FunctionDef) and _decorated_with(sub, ("abstractmethod",)))
-               for sub in ast.walk(node))
+               for sub in walk(node))
 
 
 def _decorated_with(function, names) -> bool:
