@@ -4,12 +4,11 @@ import ast
 import re
 from typing import Optional
 
-from ms_lint import fixes, framework
+from ms_lint import fixes
+from ms_lint.checkers.conv_padding_without_pad_mode import PAD_MODE_POSITION, mindspore_conv
 from ms_lint.rule import Fix, Rule
 
-CONV_LAYERS = frozenset({"Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose"})
-PAD_MODE_POSITION, KERNEL_POSITION = 4, 2
-_CANDIDATES = CONV_LAYERS | {None}
+KERNEL_POSITION = 2
 TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "mindtorch")
 # A module header that says the code comes from PyTorch: "Adapted from https://github.com/pytorch/vision/...",
 # "ported from torchvision", "Modified from the PyTorch implementation".
@@ -74,11 +73,7 @@ class ConvImplicitSamePadding(Rule):
     needles = ("Conv",)
 
     def visit_call(self, node: ast.Call, ctx):
-        if ctx.graph.last_name(node.func) not in _CANDIDATES:
-            return
-        layer = framework.mindspore_layer(ctx.graph.qualname(node.func))
-        if layer not in CONV_LAYERS or any(k.arg is None for k in node.keywords) or any(
-                isinstance(a, ast.Starred) for a in node.args):
+        if mindspore_conv(ctx, node) is None:
             return
         if len(node.args) > PAD_MODE_POSITION or any(k.arg == "pad_mode" for k in node.keywords):
             return

@@ -12,6 +12,18 @@ PAD_MODE_POSITION, PADDING_POSITION = 4, 5
 _CANDIDATES = CONV_LAYERS | {None}
 
 
+def mindspore_conv(ctx, call: ast.Call) -> Optional[str]:
+    """The layer name when `call` builds one of MindSpore's conv layers with arguments that can be read
+    (no `*args`/`**kwargs`); None otherwise. Shared with MSL061."""
+    if ctx.graph.last_name(call.func) not in _CANDIDATES:
+        return None
+    layer = framework.mindspore_layer(ctx.graph.qualname(call.func))
+    if layer not in CONV_LAYERS or any(k.arg is None for k in call.keywords) or any(
+            isinstance(a, ast.Starred) for a in call.args):
+        return None
+    return layer
+
+
 class ConvPaddingWithoutPadMode(Rule):
     """
     ## What it does
@@ -60,11 +72,7 @@ class ConvPaddingWithoutPadMode(Rule):
     needles = ("Conv",)
 
     def visit_call(self, node: ast.Call, ctx):
-        if ctx.graph.last_name(node.func) not in _CANDIDATES:
-            return
-        layer = framework.mindspore_layer(ctx.graph.qualname(node.func))
-        if layer not in CONV_LAYERS or any(k.arg is None for k in node.keywords) or any(
-                isinstance(a, ast.Starred) for a in node.args):
+        if mindspore_conv(ctx, node) is None:
             return
         shown = f"{ctx.text(node.func)}(...)"
         pad_mode = _argument(node, PAD_MODE_POSITION, "pad_mode")
