@@ -1,0 +1,128 @@
+"""Benchmark ms_lint on real MindSpore code bases from PyPI, against the `ast.parse` floor and the other front ends.
+
+    python benchmarks/run.py [--corpora mindcv,mindone,mindformers] [--runs 3] [--skip-pylint]
+
+For each corpus (downloaded once with `pip download --no-deps`, see corpora.py) it prints: files, lines, the stdlib
+`ast.parse` floor (read + parse every file, in process), `ms-lint check` cold (`--no-cache`, one process), warm
+(cache filled by a previous run), `-j 2`, peak memory of the cold run, `pylint --load-plugins ms_lint` (ms_lint
+messages only), the same pylint run without the plugin, and `flake8 --select MSL`; each the median of `--runs`
+runs, with its ratio to the floor. Every tool runs as a subprocess, the way users run it.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from corpora import CORPORA, DEFAULT_DIRECTORY, fetch  # noqa: E402
+
+DEFAULT_CORPORA = ("mindcv", "mindone", "mindformers")
+
+
+def python_files(package: str):
+    for directory, _, names in os.walk(package):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                yield os.path.join(directory, name)
+
+
+def parse_floor(files) -> float:
+    start = time.perf_counter()
+    for path in files:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        try:
+            ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
+    return time.perf_counter() - start
+
+
+def timed(command, cwd) -> tuple:
+    """(wall seconds, peak resident memory in MB of the child) for one run of `command`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    completed = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if completed.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({completed.returncode}):\n{completed.stderr[-2000:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, max(peak, before) / 1024
+
+
+def median_run(command, cwd, runs, prepare=None) -> tuple:
+    times, peaks = [], []
+    for _ in range(runs):
+        if prepare:
+            prepare()
+        elapsed, peak = timed(command, cwd)
+        times.append(elapsed)
+        peaks.append(peak)
+    return statistics.median(times), max(peaks)
+
+
+def measure(name: str, package: str, runs: int, skip_pylint: bool):
+    root = os.path.dirname(package)
+    target = os.path.basename(package)
+    files = list(python_files(package))
+    lines = sum(open(f, "rb").read().count(b"\n") for f in files)
+    floor = statistics.median(parse_floor(files) for _ in range(runs))
+    cache = tempfile.mkdtemp(prefix="ms-lint-bench-cache-")
+    ms_lint = [sys.executable, "-m", "ms_lint.cli", "check", "--select", "ALL", "--exit-zero", target]
+    rows = [("ast.parse floor", floor, None)]
+    cold, cold_peak = median_run([*ms_lint, "--no-cache"], root, runs)
+    rows.append(("ms-lint check cold", cold, cold_peak))
+    timed([*ms_lint, "--cache-dir", cache], root)  # fill the cache
+    warm, _ = median_run([*ms_lint, "--cache-dir", cache], root, runs)
+    rows.append(("ms-lint check warm (cache)", warm, None))
+    parallel, _ = median_run([*ms_lint, "--no-cache", "-j", "2"], root, runs)
+    rows.append(("ms-lint check -j 2 (cold)", parallel, None))
+    shutil.rmtree(cache, ignore_errors=True)
+    if not skip_pylint:
+        # the same pylint run with and without the plugin (pylint wants --option=value here)
+        base = [sys.executable, "-m", "pylint", "--score=n", "--exit-zero", "--disable=all", "--enable=unused-import"]
+        plain, _ = median_run([*base, target], root, runs)
+        rows.append(("pylint (one message, no plugin)", plain, None))
+        plugged, _ = median_run([*base, "--load-plugins=ms_lint", "--enable=ms-lint", "--ms-lint-select=ALL", target],
+                                root, runs)
+        rows.append(("pylint + ms_lint plugin", plugged, None))
+    flake8, _ = median_run([sys.executable, "-m", "flake8", "--exit-zero", "--select", "MSL", target], root, runs)
+    rows.append(("flake8 --select MSL", flake8, None))
+    return files, lines, floor, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", default=",".join(DEFAULT_CORPORA),
+                        help=f"comma-separated, from {', '.join(CORPORA)}")
+    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (the median is reported)")
+    parser.add_argument("--directory", default=DEFAULT_DIRECTORY, help="where the corpora are downloaded")
+    parser.add_argument("--skip-pylint", action="store_true", help="pylint takes minutes on the large corpora")
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+          f"{platform.platform()}; median of {args.runs} runs")
+    for name in args.corpora.split(","):
+        package = fetch(name, CORPORA[name], args.directory)
+        files, lines, floor, rows = measure(name, package, args.runs, args.skip_pylint)
+        print(f"\n{name} {CORPORA[name]}: {len(files)} files, {lines:,} lines")
+        print(f"| measurement | seconds | x floor | peak MB |\n|---|---|---|---|")
+        for label, seconds, peak in rows:
+            print(f"| {label} | {seconds:.2f} | {seconds / floor:.1f} | {f'{peak:.0f}' if peak else ''} |")
+        plain = dict((label, seconds) for label, seconds, _ in rows)
+        if "pylint + ms_lint plugin" in plain:
+            print(f"pylint with the plugin / without: "
+                  f"{plain['pylint + ms_lint plugin'] / plain['pylint (one message, no plugin)']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
