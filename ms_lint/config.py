@@ -194,10 +194,24 @@ def find_pyproject(start: str) -> Optional[str]:
 
 def _has_table(path: str) -> bool:
     try:
-        with open(path, "rb") as handle:
-            return "ms_lint" in tomllib.load(handle).get("tool", {})
+        return "ms_lint" in _read_toml(path).get("tool", {})
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return True  # let load() report the problem
+
+
+_toml_cache: dict = {}
+
+
+def _read_toml(path: str) -> dict:
+    """A parsed TOML file, re-read only when its size or modification time changes (the pylint and flake8
+    plugins load the configuration for every module)."""
+    status = os.stat(path)
+    key = (os.path.abspath(path), status.st_mtime_ns, status.st_size)
+    document = _toml_cache.get(key)
+    if document is None:
+        with open(path, "rb") as handle:
+            document = _toml_cache[key] = tomllib.load(handle)
+    return document
 
 
 def load(start: str = ".", config_path: Optional[str] = None) -> Settings:
@@ -206,8 +220,7 @@ def load(start: str = ".", config_path: Optional[str] = None) -> Settings:
     if path is None:
         return Settings()
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
+        document = _read_toml(path)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
