@@ -145,8 +145,9 @@ def package_root(path: str) -> str:
 # them) and names, numbers and strings.
 _SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "name", "arg", "module", "level", "is_async",
                              "conversion", "kind", "type_comment", "rest", "kwd_attrs", "asname", "tag", "simple"})
-_SKIPPED_BY_TYPE = {ast.Constant: {"value"}, ast.MatchSingleton: {"value"}, ast.Global: {"names"},
-                    ast.Nonlocal: {"names"}}
+_SKIPPED_BY_TYPE = {ast.Constant: {"value"}, ast.Global: {"names"}, ast.Nonlocal: {"names"}}
+if hasattr(ast, "MatchSingleton"):  # Python >= 3.10
+    _SKIPPED_BY_TYPE[ast.MatchSingleton] = {"value"}
 _LISTS_WITH_NONE = {ast.Dict: "keys", ast.arguments: "kw_defaults"}  # `{**d}`, keyword-only without default
 _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
 

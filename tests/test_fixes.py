@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from support import FIXTURES, fixture_files
+from support import FIXTURES, fixture_files, fixture_params
 from ms_lint.config import Settings
 from ms_lint.engine import Linter
 from ms_lint.fixer import add_imports, apply_fixes
@@ -26,7 +26,7 @@ def fix_to_fixed_point(path, text, passes=10):
     raise AssertionError(f"fixes did not converge in {passes} passes")
 
 
-@pytest.mark.parametrize("fixture", FIXED, ids=[p.stem for p in FIXED])
+@pytest.mark.parametrize("fixture", fixture_params(FIXED))
 def test_fixes_produce_the_fixed_fixture(fixture):
     fixed = fix_to_fixed_point(fixture, fixture.read_text(encoding="utf-8"))
     assert fixed == (FIXTURES / f"{fixture.stem}.fixed.py").read_text(encoding="utf-8")

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from support import expected_findings, fixture_files
+from support import expected_findings, fixture_files, fixture_params
 
 FIXTURES = fixture_files()
 
 
-@pytest.mark.parametrize("fixture", FIXTURES, ids=[p.stem for p in FIXTURES])
+@pytest.mark.parametrize("fixture", fixture_params(FIXTURES))
 def test_cli_matches_expectations(fixture, front_end_findings):
     found = {(row, code) for row, _, code in front_end_findings["cli"].get(fixture.name, set())}
     expected = expected_findings(fixture)
@@ -18,7 +18,7 @@ def test_cli_matches_expectations(fixture, front_end_findings):
 
 
 @pytest.mark.parametrize("front_end", ["flake8", "pylint"])
-@pytest.mark.parametrize("fixture", FIXTURES, ids=[p.stem for p in FIXTURES])
+@pytest.mark.parametrize("fixture", fixture_params(FIXTURES))
 def test_front_ends_agree(fixture, front_end, front_end_findings):
     cli = front_end_findings["cli"].get(fixture.name, set())
     other = front_end_findings[front_end].get(fixture.name, set())

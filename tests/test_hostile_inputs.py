@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from support import run_cli
 
@@ -28,10 +29,13 @@ def test_hostile_files_are_reported_and_the_run_goes_on(tmp_path):
     (tmp_path / "big.py").write_text("".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(25000)))
     code, found = findings(tmp_path)
     assert code == 1
-    assert set(found) == {("loop.py", "MSL099", 1), ("deep.py", "MSL099", 1), ("parens.py", "MSL099", 1),
-                          ("binary.py", "MSL099", 2), ("cr.py", "MSL001", 5), ("tabs.py", "MSL001", 5)}
+    expected = {("loop.py", "MSL099", 1), ("parens.py", "MSL099", 1), ("binary.py", "MSL099", 2),
+                ("cr.py", "MSL001", 5), ("tabs.py", "MSL001", 5)}
+    if sys.version_info >= (3, 11):  # older parsers accept the 20,000-deep expression, and so does the engine
+        expected.add(("deep.py", "MSL099", 1))
+        assert "nested too deeply" in found[("deep.py", "MSL099", 1)]
+    assert set(found) == expected
     assert "symbolic links" in found[("loop.py", "MSL099", 1)]
-    assert "nested too deeply" in found[("deep.py", "MSL099", 1)]
     assert "byte 0x80 at offset 128" in found[("binary.py", "MSL099", 2)]
 
 

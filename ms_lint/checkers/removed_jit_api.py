@@ -155,6 +155,8 @@ class RemovedJitApi(Rule):
     @staticmethod
     def _import_fix(ctx, node: ast.ImportFrom, index: int) -> Optional[Fix]:
         alias = node.names[index]
+        if not hasattr(alias, "lineno"):
+            return None  # Python 3.9: import aliases carry no positions, the fix cannot be placed
         replacement = REMOVED[alias.name]
         bound = alias.asname or alias.name
         already = ctx.graph.imports.names.get(replacement)
