@@ -1,9 +1,9 @@
 """Bad input gets a diagnostic and the run goes on: never a traceback, never a file silently skipped."""
 from __future__ import annotations
 
+import ast
 import json
 import os
-import sys
 
 from support import run_cli
 
@@ -15,6 +15,14 @@ def findings(directory):
     code, out = run_cli("check", "--no-cache", "--select", "ALL", "--output-format", "json", str(directory))
     return code, {(os.path.basename(d["filename"]), d["code"], d["location"]["row"]): d["message"]
                   for d in json.loads(out)}
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+        return True
+    except (RecursionError, MemoryError, SyntaxError):
+        return False
 
 
 def test_hostile_files_are_reported_and_the_run_goes_on(tmp_path):
@@ -31,7 +39,7 @@ def test_hostile_files_are_reported_and_the_run_goes_on(tmp_path):
     assert code == 1
     expected = {("loop.py", "MSL099", 1), ("parens.py", "MSL099", 1), ("binary.py", "MSL099", 2),
                 ("cr.py", "MSL001", 5), ("tabs.py", "MSL001", 5)}
-    if sys.version_info >= (3, 11):  # older parsers accept the 20,000-deep expression, and so does the engine
+    if not _parses((tmp_path / "deep.py").read_text()):  # depends on the Python and its recursion limit
         expected.add(("deep.py", "MSL099", 1))
         assert "nested too deeply" in found[("deep.py", "MSL099", 1)]
     assert set(found) == expected
