@@ -155,7 +155,7 @@ class CellListAttribute(Rule):
         if isinstance(expr, ast.Call):
             return self._creates_cell(ctx, expr.func)
         if isinstance(expr, ast.Name):
-            for node in ast.walk(function):
+            for node in ctx.graph.nodes_of(function).bindings:
                 if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id
                                                         for t in node.targets):
                     if self._is_cell(ctx, node.value, function, depth + 1):

@@ -124,7 +124,7 @@ class ParameterListAttribute(Rule):
         if isinstance(expr, ast.Call):
             return ctx.graph.qualname(expr.func) in framework.PARAMETER_CLASSES
         if isinstance(expr, ast.Name) and depth < 3:
-            assigned = [n for n in ast.walk(function) if isinstance(n, ast.Assign)]
+            assigned = [n for n in ctx.graph.nodes_of(function).bindings if isinstance(n, ast.Assign)]
             # a local Parameter also stored in an attribute of its own is registered there: the list is an alias
             if any(getattr(n.value, "id", None) == expr.id and isinstance(n.targets[0], ast.Attribute)
                    for n in assigned):
