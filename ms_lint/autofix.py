@@ -13,7 +13,7 @@ import os
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import List, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from ms_lint.engine import FileResult, Linter
 from ms_lint.fixer import apply_fixes
@@ -38,9 +38,11 @@ class FileFix:
 
 
 def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str],
-               project: Sequence[FileResult] = ()) -> FileFix:
+               project: Sequence[FileResult] = (),
+               withhold: Optional[Callable[[Diagnostic, str], bool]] = None) -> FileFix:
     """`project`: the other modules' results, whose facts project rules judge this file with (without them, the
-    file is judged alone, as flake8 does)."""
+    file is judged alone, as flake8 does). `withhold(diagnostic, text)`: true for a fix not to apply to `text`
+    (validation found it harmful)."""
     text = source.text
     result = FileFix(source, text)
     lint = functools.partial(_lint, project=[r for r in project if r.path != source.path])
@@ -48,7 +50,7 @@ def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str
     rejected_keys = set()
     for _ in range(MAX_PASSES):
         candidates = [d for d in diagnostics if d.fix is not None and d.fix.applicability in applicabilities
-                      and _key(d) not in rejected_keys]
+                      and _key(d) not in rejected_keys and not (withhold and withhold(d, text))]
         if not candidates:
             break
         text, diagnostics, applied = _verified_pass(lint, linter, source, text, diagnostics, candidates, result,
@@ -96,7 +98,7 @@ def _check(lint, linter, source, before_text, before, after_text, applied):
     return None, after
 
 
-def _key(diagnostic: Diagnostic):
+def _key(diagnostic: Diagnostic) -> Tuple[str, str]:
     return diagnostic.code, diagnostic.message
 
 

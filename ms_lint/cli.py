@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="lint files and directories")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    check.set_defaults(dry_run=False)
     check.add_argument("--output-format", choices=formats.FORMATS, default="text")
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
     check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (ALL for every rule)")
@@ -39,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--target", choices=TARGETS, help="the device target (ascend rules fire for ascend/any)")
     check.add_argument("--force-exclude", action="store_true",
                        help="apply exclude patterns to files named on the command line too (for pre-commit)")
+    check.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None,
+                       help="lint files that .gitignore files ignore too")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -55,6 +58,23 @@ def build_parser() -> argparse.ArgumentParser:
     fixing.add_argument("--fix-only", action="store_true", help="apply fixes and report nothing else")
     fixing.add_argument("--show-fixes", action="store_true", help="list the fixes applied (or available)")
     fixing.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when something was fixed")
+    fixing.add_argument("--validate", action="store_true",
+                        help="compile the Cells the fixes change with MindSpore (GRAPH_MODE, CPU) before and after, "
+                             "compare with PyNative, and keep only fixes that do no harm (needs ms-lint[validate])")
+
+    validate = commands.add_parser(
+        "validate", help="show what `check --fix --validate` would do: validate the fixes, change nothing")
+    validate.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    validate.add_argument("--unsafe-fixes", action="store_true", help="validate the unsafe fixes too")
+    for flag in ("--select", "--extend-select", "--ignore"):
+        validate.add_argument(flag, type=_codes, help=f"as for `check {flag}`")
+    validate.add_argument("--syntax-level", choices=SYNTAX_LEVELS)
+    validate.add_argument("--target", choices=TARGETS)
+    validate.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+    validate.set_defaults(fix=True, validate=True, dry_run=True, diff=False, fix_only=True, show_fixes=False,
+                          force_exclude=False, jobs=1, no_cache=False, cache_dir=None, output_format="text",
+                          exit_non_zero_on_fix=False, exit_zero=False, statistics=False, baseline=None,
+                          write_baseline=None, respect_gitignore=None)
 
     rule = commands.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code", help="a rule code (MSL001) or symbol (numpy-in-graph)")
@@ -77,7 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _print_rules()
         if args.command == "server":
             return _serve()
-        return _check(args)
+        return _check(args)  # `check` and `validate`
     except ConfigError as error:
         print(f"ms-lint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -89,7 +109,7 @@ def _check(args) -> int:
     start = args.paths[0] if args.paths else "."
     settings = load(start, args.config)
     settings = override(settings, select=args.select, extend_select=args.extend_select, ignore=args.ignore,
-                        syntax_level=args.syntax_level, target=args.target)
+                        syntax_level=args.syntax_level, target=args.target, respect_gitignore=args.respect_gitignore)
     missing = [path for path in args.paths if not os.path.exists(path)]
     for path in missing:
         print(f"ms-lint: error: {path}: no such file or directory", file=sys.stderr)
@@ -98,6 +118,8 @@ def _check(args) -> int:
     for path in files:
         linter.index.add_file(path)
     applicabilities = ("safe", "unsafe") if args.unsafe_fixes else ("safe",)
+    if args.validate and not (args.fix or args.fix_only or args.diff):
+        raise ConfigError("--validate checks fixes: use it with --fix, --fix-only or --diff (or run `ms-lint validate`)")
     if args.fix or args.fix_only or args.diff:
         return _fix(args, linter, files, applicabilities, bool(missing))
     results = runner.lint_files(settings, files, jobs=args.jobs if args.jobs > 0 else (os.cpu_count() or 1),
@@ -147,6 +169,7 @@ def _apply_baseline(args, results, diagnostics: List[Diagnostic]) -> List[Diagno
 def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool) -> int:
     from ms_lint.autofix import WriteError, fix_source, write_atomically
     from ms_lint.source import SourceError, decode
+    from ms_lint.validation import validate_fixes
 
     remaining: List[Diagnostic] = []
     applied: List[Diagnostic] = []
@@ -158,6 +181,7 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
         project = runner.lint_files(linter.settings, files, jobs=args.jobs if args.jobs > 0 else (os.cpu_count() or 1),
                                     cache_directory=None if args.no_cache else (
                                         args.cache_dir or os.path.join(linter.settings.root, runner.CACHE_DIRECTORY)))
+    fixed = []  # (original bytes, FileFix)
     for path in files:
         try:
             with open(path, "rb") as handle:
@@ -166,15 +190,23 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
         except (OSError, SourceError):
             remaining.extend(linter.lint_path(path).diagnostics)  # reported as MSL099
             continue
-        result = fix_source(linter, source, applicabilities, project)
+        fixed.append((original, fix_source(linter, source, applicabilities, project)))
+    validation_failed = False
+    if args.validate:
+        outcome = validate_fixes(linter, [result for _, result in fixed], applicabilities, project,
+                                 stream=sys.stdout if args.dry_run else sys.stderr)
+        fixed = [(original, outcome.replacements.get(result.source.path, result)) for original, result in fixed]
+        validation_failed = outcome.failed
+    for original, result in fixed:
+        path, source = result.source.path, result.source
         for diagnostic, reason in result.rejected:
             print(f"{path}:{diagnostic.row}:{diagnostic.column + 1}: {diagnostic.code} fix not applied: {reason}",
                   file=sys.stderr)
         if not result.converged:
             print(f"ms-lint: {path}: fixes did not converge after repeated passes; the file was left as the last "
                   "consistent pass produced it", file=sys.stderr)
-        if args.diff:
-            if result.changed:
+        if args.diff or args.dry_run:
+            if result.changed and args.diff:
                 diff_found = True
                 sys.stdout.writelines(difflib.unified_diff(
                     source.text.splitlines(keepends=True), result.text.splitlines(keepends=True),
@@ -190,6 +222,8 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
                 continue
         applied.extend(result.applied)
         remaining.extend(result.remaining)
+    if args.dry_run:  # `ms-lint validate`: the report is the result
+        return EXIT_ERROR if problems else (EXIT_FINDINGS if validation_failed else EXIT_CLEAN)
     if args.diff:
         return EXIT_ERROR if problems else (EXIT_FINDINGS if diff_found else EXIT_CLEAN)
     if not args.fix_only:

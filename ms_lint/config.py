@@ -35,6 +35,7 @@ class Settings:
     severity: Tuple[Tuple[str, str], ...] = ()  # per-rule severity overrides
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
+    respect_gitignore: bool = True  # skip what .gitignore files (and .git/info/exclude) ignore
     validate: Tuple[Tuple[str, object], ...] = ()  # [tool.ms_lint.validate], used by fix validation
     config_path: Optional[str] = None  # the pyproject.toml these came from
 
@@ -138,6 +139,12 @@ def _globs(value, key):
     return tuple(value)
 
 
+def _boolean(value, key):
+    if not isinstance(value, bool):
+        raise ConfigError(f"`{key}` must be true or false, got {value!r}")
+    return value
+
+
 def _validate_table(value, key):
     if not isinstance(value, dict):
         raise ConfigError(f"`{key}` must be a table, got {value!r}")
@@ -154,6 +161,7 @@ _KEYS = {
     "severity": ("severity", _severities),
     "exclude": ("exclude", _globs),
     "extend-exclude": ("extend_exclude", _globs),
+    "respect-gitignore": ("respect_gitignore", _boolean),
     "validate": ("validate", _validate_table),
 }
 KEYS = tuple(_KEYS)
