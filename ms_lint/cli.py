@@ -191,12 +191,12 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
             remaining.extend(linter.lint_path(path).diagnostics)  # reported as MSL099
             continue
         fixed.append((original, fix_source(linter, source, applicabilities, project)))
-    validation_failed = False
+    validation_failed, validated = False, {}
     if args.validate:
         outcome = validate_fixes(linter, [result for _, result in fixed], applicabilities, project,
                                  stream=sys.stdout if args.dry_run else sys.stderr)
         fixed = [(original, outcome.replacements.get(result.source.path, result)) for original, result in fixed]
-        validation_failed = outcome.failed
+        validation_failed, validated = outcome.failed, outcome.per_fix
     for original, result in fixed:
         path, source = result.source.path, result.source
         for diagnostic, reason in result.rejected:
@@ -229,7 +229,7 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
     if not args.fix_only:
         _report(args, remaining, files, applicabilities)
     if args.show_fixes:
-        _print_fixes("Fixed", applied)
+        _print_fixes("Fixed", applied, validated)
     if args.output_format == "text":
         print(f"Fixed {len(applied)} finding{'s' if len(applied) != 1 else ''}"
               + (f", {len(remaining)} remaining." if not args.fix_only else "."), file=sys.stderr)
@@ -242,12 +242,15 @@ def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool)
     return EXIT_FINDINGS if remaining else EXIT_CLEAN
 
 
-def _print_fixes(title: str, diagnostics: List[Diagnostic]) -> None:
+def _print_fixes(title: str, diagnostics: List[Diagnostic], validated=None) -> None:
+    """`validated`: (path, row, column, code) -> what --validate found for that fix."""
     if not diagnostics:
         return
     print(f"{title}:")
     for d in diagnostics:
-        print(f"  {d.path}:{d.row}:{d.column + 1}: {d.code} ({d.fix.applicability}) {d.fix.message}")
+        note = (validated or {}).get((d.path, d.row, d.column, d.code))
+        print(f"  {d.path}:{d.row}:{d.column + 1}: {d.code} ({d.fix.applicability}) {d.fix.message}"
+              + (f" [{note}]" if note else ""))
 
 
 def _serve() -> int:

@@ -295,6 +295,23 @@ class Outcome:
     verdicts: List[Verdict]
     replacements: Dict[str, object]  # path -> the FileFix to use instead (harmful fixes withheld)
     failed: bool  # some fix made a Cell worse
+    per_fix: Dict[tuple, str] = field(default_factory=dict)  # (path, row, column, code) -> what validation found
+
+
+def _per_fix(jobs: Sequence[Job], verdicts: Sequence[Verdict]) -> Dict[tuple, str]:
+    """For `--show-fixes`: each fix with the verdicts of the Cells it touched."""
+    found: Dict[tuple, List[str]] = {}
+    for verdict in verdicts:
+        job = next(job for job in jobs if job.path == verdict.path)
+        if verdict.worse:
+            words = "made worse, not applied"
+        elif verdict.proven:
+            words = "validated"
+        else:
+            words = "not validated" if not verdict.validated else "validated as no worse"
+        for d in job.fixes.get(verdict.cell, ()):
+            found.setdefault((d.path, d.row, d.column, d.code), []).append(f"{verdict.cell}: {words}")
+    return {key: "; ".join(notes) for key, notes in found.items()}
 
 
 def validate_fixes(linter, fixes, applicabilities, project=(), stream=None) -> Outcome:
@@ -326,7 +343,7 @@ def validate_fixes(linter, fixes, applicabilities, project=(), stream=None) -> O
         print(f"{job.path}: fixes not applied, they make {', '.join(worse)} worse: "
               + ", ".join(f"{d.row}:{d.column + 1} {d.code}" for cell in worse for d in job.fixes.get(cell, ())),
               file=stream)
-    return Outcome(verdicts, replacements, bool(replacements))
+    return Outcome(verdicts, replacements, bool(replacements), _per_fix(jobs, verdicts))
 
 
 def _inside(classes: Sequence[str]):
