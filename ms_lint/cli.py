@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--syntax-level", choices=SYNTAX_LEVELS, help="the jit_syntax_level graph code compiles at")
     check.add_argument("--target", choices=TARGETS, help="the device target (ascend rules fire for ascend/any)")
     check.add_argument("--force-exclude", action="store_true",
-                       help="apply exclude patterns to files named on the command line too (for pre-commit)")
+                       help="apply exclude patterns and .gitignore to files named on the command line too "
+                            "(for pre-commit)")
     check.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None,
                        help="lint files that .gitignore files ignore too")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
@@ -109,7 +110,8 @@ def _check(args) -> int:
     start = args.paths[0] if args.paths else "."
     settings = load(start, args.config)
     settings = override(settings, select=args.select, extend_select=args.extend_select, ignore=args.ignore,
-                        syntax_level=args.syntax_level, target=args.target, respect_gitignore=args.respect_gitignore)
+                        syntax_level=args.syntax_level, target=args.target,
+                        respect_gitignore=args.respect_gitignore)
     missing = [path for path in args.paths if not os.path.exists(path)]
     for path in missing:
         print(f"ms-lint: error: {path}: no such file or directory", file=sys.stderr)
