@@ -1,12 +1,13 @@
 """Fixing files: passes of fixes to a fixed point, each verified, then an atomic write that loses nothing.
 
-A pass applies every non-overlapping fix (`fixer.apply_fixes`). Its result must parse and must not raise a finding
-the original did not have; otherwise the pass's fixes are retried one at a time and the ones that break the code
-are rejected (reported, never written). Passes repeat until no fix applies, up to `MAX_PASSES`.
+A pass applies every non-overlapping fix (`fixer.apply_fixes`). Its result must parse, leave no name undefined and
+not raise a finding the original did not have; otherwise the fix that spoils it is found and rejected (reported,
+never written) and the others apply. Passes repeat until no fix applies, up to `MAX_PASSES`.
 """
 from __future__ import annotations
 
 import ast
+import builtins
 import codecs
 import functools
 import os
@@ -66,36 +67,89 @@ def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str
 
 
 def _verified_pass(lint, linter, source, text, diagnostics, candidates, result, rejected_keys, applicabilities):
-    attempt = apply_fixes(text, candidates, applicabilities)
-    problem, after = _check(lint, linter, source, text, diagnostics, attempt.text, attempt.applied)
+    """Apply the pass's fixes together if the result checks out; else find the fix that spoils it (one left out at a
+    time: fixes that only work together, an import renamed with its uses, stay together), else keep what checks out
+    alone. Returns (text, its findings, the fixes applied)."""
+    check = functools.partial(_check, lint, linter, source, text, diagnostics)
+
+    def attempt(fixes):
+        applied = apply_fixes(text, fixes, applicabilities)
+        return (*check(applied.text, applied.applied), applied)
+
+    problem, after, together = attempt(candidates)
     if problem is None:
-        return attempt.text, after, attempt.applied
-    applied = []  # one at a time, to keep the good fixes and name the bad one
-    for diagnostic in attempt.applied:
-        single = apply_fixes(text, [diagnostic], applicabilities)
-        problem, after = _check(lint, linter, source, text, diagnostics, single.text, [diagnostic])
-        if problem is None:
-            text, diagnostics = single.text, after
-            applied.append(diagnostic)
-            break  # positions of the other fixes are stale now: re-lint in the next pass
-        result.rejected.append((diagnostic, problem))
-        rejected_keys.add(_key(diagnostic))
-    return text, diagnostics, applied
+        return together.text, after, together.applied
+    chosen = together.applied
+    for culprit in chosen if len(chosen) > 1 else ():
+        rest = [d for d in chosen if d is not culprit]
+        problem_without, after, applied = attempt(rest)
+        if problem_without is None:
+            result.rejected.append((culprit, check(apply_fixes(text, [culprit], applicabilities).text,
+                                                   [culprit])[0] or problem))
+            rejected_keys.add(_key(culprit))
+            return applied.text, after, applied.applied
+    good = []
+    for diagnostic in chosen:
+        alone, _, _ = attempt([diagnostic])
+        if alone is None:
+            good.append(diagnostic)
+        else:
+            result.rejected.append((diagnostic, alone))
+            rejected_keys.add(_key(diagnostic))
+    for fixes in (good, good[:1]):  # the good ones together, else the first alone (the rest next pass)
+        if fixes:
+            problem, after, applied = attempt(fixes)
+            if problem is None:
+                return applied.text, after, applied.applied
+    return text, diagnostics, []
 
 
 def _check(lint, linter, source, before_text, before, after_text, applied):
-    """None if `after_text` parses and has no finding `before_text` lacked, else the reason."""
+    """None if `after_text` parses, leaves no name undefined and raises no finding `before_text` lacked (a rule's
+    finding that a fix turns into another of the same rule, its count not growing, is not new); else the reason."""
     try:
-        ast.parse(after_text)
+        after_tree = ast.parse(after_text)
     except (SyntaxError, ValueError) as error:
         return f"the fixed code does not parse ({getattr(error, 'msg', error)})", []
+    undefined = _undefined_names(after_tree) - _undefined_names(ast.parse(before_text))
+    if undefined:
+        return f"the fix leaves {', '.join(f'`{n}`' for n in sorted(undefined))} undefined", []
     after = lint(linter, source, after_text)
     expected = Counter(_key(d) for d in before) - Counter(_key(d) for d in applied)
     new = Counter(_key(d) for d in after) - expected
+    codes_before, codes_after = Counter(d.code for d in before), Counter(d.code for d in after)
+    new = [k for k in new if codes_after[k[0]] > codes_before[k[0]]]
     if new:
-        code, message = next(iter(new))
+        code, message = new[0]
         return f"the fix introduces {code}: {message}", after
     return None, after
+
+
+def _undefined_names(tree: ast.AST) -> set:
+    """Names read somewhere and bound nowhere in the module (scopes ignored: cheap, and it never blames a name
+    that some scope binds)."""
+    loaded, bound = set(), set(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__",
+                                                   "__builtins__", "__loader__", "__package__", "__annotations__"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return set()  # a star import may bind anything
+        elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None):
+            bound.add(node.name)
+        elif type(node).__name__ == "MatchMapping" and getattr(node, "rest", None):
+            bound.add(node.rest)
+    return loaded - bound
 
 
 def _key(diagnostic: Diagnostic) -> Tuple[str, str]:

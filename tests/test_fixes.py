@@ -70,3 +70,15 @@ def test_overlapping_fixes_are_deferred_to_the_next_pass():
     assert len(first.applied) == 1 and len(first.deferred) == 1
     fixed = fix_to_fixed_point("o.py", text)
     assert "p_updated[0:2] = ops.exp(x)" in fixed and "ops.assign(self.p, p_updated)" in fixed
+
+
+@pytest.mark.parametrize("fixture", fixture_params(FIXED))
+def test_verified_fixing_as_the_cli_does_gives_the_fixed_fixture_too(fixture):
+    """`ms-lint check --fix --unsafe-fixes` verifies each pass (re-lint, no new finding, no undefined name): none of
+    a fixture's fixes may be rejected on the way to its .fixed.py."""
+    from ms_lint.autofix import fix_source
+    from ms_lint.source import read
+
+    result = fix_source(Linter(Settings(select=("ALL",))), read(str(fixture)), ("safe", "unsafe"))
+    assert result.rejected == [] and result.converged
+    assert result.text == (FIXTURES / f"{fixture.stem}.fixed.py").read_text(encoding="utf-8")
