@@ -21,6 +21,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 from ms_lint.source import SourceError, parse, read
 
 _NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTAX_LEVEL")
+_FACTS = "_msl_context_facts"  # cache on a module's tree: see facts_of_module
 _TARGETS = {"ascend": "ascend", "gpu": "gpu", "cpu": "cpu", "davinci": "ascend"}
 _MAX_FILES = 20000
 
@@ -37,11 +38,21 @@ class CompileContext:
 
 
 def facts_of_module(tree: ast.Module, path: str) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
-    """(syntax levels, targets) a module sets, each with its row."""
+    """(syntax levels, targets) a module sets, each with its row (found once per tree: the graph scope and the
+    training facts both ask)."""
+    found = getattr(tree, _FACTS, None)
+    if found is None:
+        found = _facts_of_module(tree)
+        setattr(tree, _FACTS, found)
+    return found
+
+
+def _facts_of_module(tree: ast.Module) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
     levels, targets = [], []
-    ignored = {id(k.value) for node in ast.walk(tree) if isinstance(node, ast.Call) and _called_name(node) == "jit"
+    nodes = list(ast.walk(tree))
+    ignored = {id(k.value) for node in nodes if isinstance(node, ast.Call) and _called_name(node) == "jit"
                for k in node.keywords if k.arg == "jit_config"}  # jit() drops jit_config in 2.10 (measured)
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.keyword) and node.arg == "jit_syntax_level" and not _inside(node, ignored, tree):
             level = _level(node.value)
             if level:

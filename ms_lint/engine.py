@@ -17,7 +17,7 @@ from typing import Dict, Iterable, List, Optional, Tuple, Type
 from ms_lint import checkers, context, suppression
 from ms_lint.config import Settings
 from ms_lint.context import CompileContext
-from ms_lint.graph import PARENT, GraphScope, child_nodes, parent_of
+from ms_lint.graph import GraphScope, parent_of
 from ms_lint.project import ProjectIndex
 from ms_lint.rule import Diagnostic, Edit, Fix, ProjectFacts, Rule
 from ms_lint.source import SourceError, SourceFile, decode, package_root, parse, read
@@ -140,6 +140,7 @@ class Linter:
         self.settings = settings
         self.index = index or ProjectIndex()
         self.rules = [rule() for rule in all_rules()]
+        self._selection: Optional[List[Rule]] = None
 
     # ----- entry points ---------------------------------------------------------------------------------------
     def lint_path(self, path: str) -> FileResult:
@@ -175,6 +176,7 @@ class Linter:
             return result
         self.index.add_file(source.path)
         self.index.consulted = result.dependencies
+        graph = None
         try:
             compile_context = self.compile_context(source.path)
             graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
@@ -195,6 +197,9 @@ class Linter:
         finally:
             self.index.consulted = None
             result.dependencies.pop(source.module_name, None)
+            if graph is not None:
+                self.index.release(graph.summary)  # the project index keeps facts, never a linted tree
+                graph.release()
         result.diagnostics.sort(key=Diagnostic.sort_key)
         return result
 
@@ -244,7 +249,12 @@ class Linter:
         return next(rule for rule in self.rules if rule.code == code)
 
     def _selected(self, path: str) -> List[Rule]:
-        return [rule for rule in self.rules if self.settings.is_selected(rule.code, rule.severity, path)]
+        # per-file-ignores only switch rules off: without them the selection is the same for every file
+        if self._selection is None:
+            self._selection = [rule for rule in self.rules if self.settings.is_selected(rule.code, rule.severity)]
+        if not self.settings.per_file_ignores:
+            return self._selection
+        return [rule for rule in self._selection if self.settings.is_selected(rule.code, rule.severity, path)]
 
     def _source_error(self, path: str, error: SourceError, source: Optional[SourceFile] = None) -> FileResult:
         result = FileResult(path, source=source)
@@ -257,17 +267,21 @@ class Linter:
         return result
 
     def _walk(self, ctx: Context, rules: List[Rule], result: FileResult) -> Iterable[Diagnostic]:
-        """One iterative walk (no recursion limit) over the parts of the module the selected rules look at."""
+        """The hooks of the selected rules on the parts of the module they look at, in preorder (the module was
+        walked once, iteratively, by GraphScope: no recursion limit)."""
         text = ctx.source.text
         active = [rule for rule in rules if not rule.needles or any(n in text for n in rule.needles)]
-        dispatch: Dict[type, List[Tuple[str, Rule, object]]] = {}
-        scopes = set()
+        # node class -> its hooks (rule, method), in rule order, for each (in a Cell class, in graph code) case
+        hooks_of: Dict[type, List[Tuple[Rule, object]]] = {}
         for rule in active:
             for node_class, method in _hooks(type(rule)):
-                dispatch.setdefault(node_class, []).append((rule.scope, rule, getattr(rule, method)))
-                scopes.add(rule.scope)
-        if not dispatch:
+                hooks_of.setdefault(node_class, []).append((rule, getattr(rule, method)))
+        if not hooks_of:
             return
+        dispatch = {kind: {(in_cell, compiled): tuple(h for h in hooks if _runs(h[0].scope, in_cell, compiled))
+                           for in_cell in (False, True) for compiled in (False, True)}
+                    for kind, hooks in hooks_of.items()}
+        scopes = {rule.scope for rule in active}
         graph = ctx.graph
         if "module" in scopes:
             roots = [(ctx.tree, False, False)]
@@ -280,24 +294,30 @@ class Linter:
             if "graph" in scopes:
                 roots.extend((function, True, graph.cell_of(function) is not None)
                              for function in graph.compiled if not _inside_any(function, roots))
+        order = graph.order  # the module's nodes in preorder: no second walk
+        run = self._run
         for root, compiled, in_cell in roots:
-            stack = [(root, compiled, in_cell)]
-            while stack:
-                node, compiled, in_cell = stack.pop()
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                    compiled = node in graph.compiled
-                elif isinstance(node, ast.ClassDef):
-                    in_cell = node in graph.cells
-                handlers = dispatch.get(type(node))
-                if handlers:
-                    for scope, rule, method in handlers:
-                        if (scope == "graph" and not compiled) or (scope == "cell" and not in_cell):
-                            continue
-                        yield from self._run(method, rule, node, ctx, result)
-                children = child_nodes(node)
-                for child in reversed(children):
-                    setattr(child, PARENT, node)
-                    stack.append((child, compiled, in_cell))
+            start, end = graph.span(root)
+            outer: List[Tuple[int, bool, bool]] = []  # where the enclosing scopes end, and their flags
+            scope_end = end
+            for index in range(start, end):
+                while index >= scope_end:
+                    scope_end, compiled, in_cell = outer.pop()
+                node = order[index]
+                kind = node.__class__
+                if kind in _FUNCTION_TYPES:
+                    outer.append((scope_end, compiled, in_cell))
+                    scope_end, compiled = graph.span(node)[1], node in graph.compiled
+                elif kind is ast.ClassDef:
+                    outer.append((scope_end, compiled, in_cell))
+                    scope_end, in_cell = graph.span(node)[1], node in graph.cells
+                hooks = dispatch.get(kind)
+                if hooks is None:
+                    continue
+                for rule, method in hooks[in_cell, compiled]:
+                    found = run(method, rule, node, ctx, result)
+                    if found:
+                        yield from found
 
     @staticmethod
     def _run(method, rule: Rule, node: ast.AST, ctx: Context, result: FileResult, single: bool = False):
@@ -311,6 +331,13 @@ class Linter:
                 f"{ctx.path}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} ({rule.name}):\n"
                 + traceback.format_exc())
             return None if single else []
+
+
+_FUNCTION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
+
+
+def _runs(scope: str, in_cell: bool, compiled: bool) -> bool:
+    return scope == "module" or (scope == "cell" and in_cell) or (scope == "graph" and compiled)
 
 
 @functools.lru_cache(maxsize=None)

@@ -12,6 +12,8 @@ Built once per module and queried by every rule (RULES.md, "Scope words"):
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 from collections import deque
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
@@ -19,11 +21,13 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 from ms_lint import framework
 from ms_lint.imports import ImportMap
 from ms_lint.project import ClassSummary, ProjectIndex, summarize, summarize_class
+from ms_lint.source import _CHILD_FIELDS, LISTS_WITH_NONE, child_fields
 from ms_lint.source import child_nodes, walk  # noqa: F401 - re-exported: the tree helpers of the analysis layer
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-PARENT = "_msl_parent"
+PARENT = "_msl_parent"  # the attribute `_preorder` sets (by name, for speed)
+_UNKNOWN = object()
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,9 @@ class CellClass:
 
 _BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr,
              ast.withitem, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BINDING_KINDS = frozenset(_BINDINGS)
+_DEFINITION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_FUNCTION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 
 
 @dataclass
@@ -77,7 +84,11 @@ class GraphScope:
                  syntax_level: Optional[str] = None, source_text: str = "", project_level: Optional[str] = None):
         self.tree = tree
         self.index = index or ProjectIndex()
-        self.summary = summarize(tree, module, path)
+        # the module's one walk: every node in preorder, and where each def, lambda and class starts and ends in
+        # it; everything else that needs a subtree reads a slice of it instead of walking again
+        self.order, self._spans, self._positions = _preorder(tree)
+        self._dict_spelled = "__dict__" in source_text
+        self.summary = summarize(tree, module, path, self._summarized)
         self.index.register(self.summary)
         self.imports = self.summary.imports
         # the option (passed as `syntax_level`) wins; else what this module sets; else what the project sets
@@ -90,17 +101,79 @@ class GraphScope:
         self._function_nodes: Dict[FunctionNode, FunctionNodes] = {}
         self._function_imports: Dict[FunctionNode, ImportMap] = {}
         self._tensor_values: Dict[FunctionNode, object] = {}
+        self._qualnames: Dict[ast.AST, Optional[str]] = {}
+        self._local_uses: Dict[FunctionNode, Dict[str, List[ast.AST]]] = {}
+        self._derived: Optional[Dict[str, List[CellClass]]] = None
         # function -> the calls in graph code that reach it (for inferring what its parameters hold)
         self.call_sites: Dict[FunctionNode, List[ast.Call]] = {}
         self._collect_classes()
         self._collect_entries(source_text)
 
+    def release(self) -> None:
+        """Break the reference cycles that tie the tree together once the module is linted (parent links, caches
+        on the tree that point back at it), so that reference counting frees it at once: left to the cyclic
+        garbage collector, every linted tree would be scanned again and again by its full collections."""
+        for node in itertools.islice(self.order, 1, None):  # every node but the root has a parent link
+            del node._msl_parent
+        tree = self.tree
+        for key in [key for key in vars(tree) if key.startswith("_msl")]:
+            delattr(tree, key)
+        self.order, self._spans, self._positions, self._derived = [], {}, {}, None
+        for cache in (self._function_nodes, self._local_names, self._function_imports, self._tensor_values,
+                      self._qualnames, self._local_uses, self.call_sites):
+            cache.clear()
+
     # ----- queries -------------------------------------------------------------------------------------------
+    def span(self, node: ast.AST) -> Tuple[int, int]:
+        """Where the module, a def, a lambda or a class of this module starts and ends in `order`."""
+        return self._spans[node]
+
+    def body_span(self, function: FunctionNode) -> Tuple[int, int]:
+        """Where the body of a def or lambda of this module starts and ends in `order`: a def's arguments come
+        before it in preorder, its decorators and return annotation after it."""
+        order = self.order
+        start, end = self._spans[function]
+        if isinstance(function, ast.Lambda):
+            return order.index(function.body, start, end), end
+        body_start = order.index(function.body[0], start, end)
+        after = [*function.decorator_list, function.returns] if function.returns is not None \
+            else function.decorator_list
+        return body_start, order.index(after[0], body_start, end) if after else end
+
+    def of_kind(self, node: ast.AST, kind: type) -> List[ast.AST]:
+        """The nodes of class `kind` (one of `_INDEXED_KINDS`) under the module, a def, a lambda or a class of
+        this module, in preorder: found by bisection in the positions the module's walk recorded."""
+        start, end = self._spans[node]
+        positions = self._positions[kind]
+        order = self.order
+        return [order[i] for i in positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]]
+
+    def _summarized(self, method: ast.AST) -> List[ast.AST]:
+        """What a class summary looks at in a method: its assignments and calls, and `self.__dict__` (rarely
+        spelled: then every node)."""
+        if self._dict_spelled:
+            return self.subtree(method)
+        return [found for kind in _INDEXED_KINDS for found in self.of_kind(method, kind)]
+
+    def subtree(self, node: ast.AST) -> List[ast.AST]:
+        """`node` and every node under it, in preorder (children in field order, without the operator and
+        expression-context singletons), for the module, a def, a lambda or a class of this module."""
+        span = self._spans.get(node)
+        if span is None:  # a node of another module's tree
+            return _preorder(node)[0]
+        return self.order[span[0]:span[1]]
+
     def qualname(self, expr: ast.AST) -> Optional[str]:
-        function = enclosing_function(expr)
-        if function is None:
-            return self.imports.qualname(expr)
-        return self._imports_of(function).qualname(expr, self.local_names(function))
+        """What `expr` names through the imports in scope (memoised: most rules ask about every call)."""
+        found = self._qualnames.get(expr, _UNKNOWN)
+        if found is _UNKNOWN:
+            function = enclosing_function(expr)
+            if function is None:
+                found = self.imports.qualname(expr)
+            else:
+                found = self._imports_of(function).qualname(expr, self.local_names(function))
+            self._qualnames[expr] = found
+        return found
 
     def is_compiled(self, node: ast.AST) -> bool:
         function = node if isinstance(node, _FUNCTIONS) else enclosing_function(node)
@@ -159,6 +232,15 @@ class GraphScope:
                 if base_summary is not None:
                     stack.append(base_summary)
 
+    def cells_deriving_from(self, qualname: str) -> List[CellClass]:
+        """The Cells of the module whose MRO holds the class `qualname` (itself included), in module order."""
+        if self._derived is None:
+            self._derived = {}
+            for cell in self.cells.values():
+                for current in self.mro(cell.summary):
+                    self._derived.setdefault(current.qualname, []).append(cell)
+        return self._derived.get(qualname, [])
+
     def external_bases(self, summary: ClassSummary) -> Set[Optional[str]]:
         """The bases met along the MRO of `summary` that are neither classes of this module nor of the project:
         MindSpore's (`mindspore.nn.Cell`), the standard library's (`builtins.object`), and unresolvable ones
@@ -176,31 +258,53 @@ class GraphScope:
         found = self._function_nodes.get(function)
         if found is None:
             found = self._function_nodes[function] = FunctionNodes([], [], [], {}, set(), [])
-            stack: List[ast.AST] = [function]
-            while stack:
-                node = stack.pop()
-                children = child_nodes(node)
-                for child in children:
-                    setattr(child, PARENT, node)
-                stack.extend(reversed(children))
-                if node is function:
-                    continue
-                if isinstance(node, ast.Name):
-                    if isinstance(node.ctx, ast.Load):
+            nodes = self.subtree(function)
+            for node in itertools.islice(nodes, 1, len(nodes)):
+                kind = node.__class__  # node classes are final: one class test per node (this runs on most nodes)
+                if kind is ast.Name:
+                    if node.ctx.__class__ is ast.Load:
                         found.loads.setdefault(node.id, []).append(node)
                     else:
                         found.stores.add(node.id)
-                elif isinstance(node, ast.Call):
+                elif kind is ast.Call:
                     found.calls.append(node)
-                elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                    found.attribute_loads.append(node)
-                if isinstance(node, _FUNCTIONS):
-                    found.nested.append(node)
-                if isinstance(node, _BINDINGS):
+                elif kind is ast.Attribute:
+                    if node.ctx.__class__ is ast.Load:
+                        found.attribute_loads.append(node)
+                elif kind in _BINDING_KINDS:
                     found.bindings.append(node)
-                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    if kind in _DEFINITION_KINDS:
                         found.stores.add(node.name)
+                    if kind in _FUNCTION_KINDS:
+                        found.nested.append(node)
+                elif kind is ast.Lambda:
+                    found.nested.append(node)
         return found
+
+    def uses_of_local(self, function: FunctionNode, name: str) -> List[ast.AST]:
+        """The nodes of `function` (nested functions included, in `ast.walk` order) that can build up a local
+        container `name`: assignments with `name` among their targets, `name[k] = ...`, `name += ...` and method
+        calls `name.m(...)`. Indexed once per function: rules follow many names through the same `__init__`."""
+        index = self._local_uses.get(function)
+        if index is None:
+            index = self._local_uses[function] = {}
+            for node in ast.walk(function):
+                kind = node.__class__
+                if kind is ast.Assign:
+                    names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+                    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                            and isinstance(node.targets[0].value, ast.Name):
+                        names.add(node.targets[0].value.id)
+                elif kind is ast.AugAssign and isinstance(node.target, ast.Name):
+                    names = (node.target.id,)
+                elif kind is ast.Call and isinstance(node.func, ast.Attribute) and isinstance(node.func.value,
+                                                                                                ast.Name):
+                    names = (node.func.value.id,)
+                else:
+                    continue
+                for found in names:
+                    index.setdefault(found, []).append(node)
+        return index.get(name, [])
 
     def local_names(self, function: FunctionNode) -> FrozenSet[str]:
         """Names bound inside a function (parameters, assignments, loop targets), which shadow module names."""
@@ -293,7 +397,7 @@ class GraphScope:
                 continue
             summary = self.summary.classes.get(node.name)
             if summary is None or summary.node is not node:  # nested in a function or class
-                summary = summarize_class(node, self.imports)
+                summary = summarize_class(node, self.imports, self._summarized)
                 summary.qualname = f"{module}.<locals>.{node.name}#{node.lineno}"
                 summary.bases = tuple(nested_names.get(_base_name(b), q) for b, q in zip(node.bases, summary.bases))
                 nested_names[node.name] = summary.qualname
@@ -359,9 +463,9 @@ class GraphScope:
                 skipping = current.qualname != after.qualname
                 continue
             if name in current.methods or name in current.attributes:
-                node = current.node
-                if node is None or current.qualname not in self._classes:
+                if current.qualname not in self._classes:
                     return None  # defined in another module: linted there
+                node = self._classes[current.qualname][0]
                 for stmt in node.body:
                     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
                         return stmt
@@ -437,13 +541,16 @@ class GraphScope:
                     entry = self._jit_entry(decorator, node)
                     if entry is not None:
                         yield node, entry
-        for node in ast.walk(self.tree):  # jit(fn, ...) wrapping
-            if isinstance(node, ast.Call) and node.args and self._is_jit(node.func):
-                target = node.args[0]
-                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
-                if name in functions:
-                    yield functions[name], Entry(self._function_name(functions[name]), "jit",
-                                                 strict=_fullgraph(node), lax=not _fullgraph(node))
+        # jit(fn, ...) wrapping, in breadth-first (`ast.walk`) order: by depth, then in preorder
+        calls = ((position, self.order[position]) for position in self._positions[ast.Call])
+        wrappers = [(_depth(node), position, node) for position, node in calls
+                    if node.args and self._is_jit(node.func)]
+        for _, _, node in sorted(wrappers, key=lambda found: found[:2]):
+            target = node.args[0]
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+            if name in functions:
+                yield functions[name], Entry(self._function_name(functions[name]), "jit",
+                                             strict=_fullgraph(node), lax=not _fullgraph(node))
 
     def _jit_entry(self, decorator: ast.expr, function) -> Optional[Entry]:
         call = decorator if isinstance(decorator, ast.Call) else None
@@ -458,6 +565,13 @@ class GraphScope:
     def _function_name(self, function) -> str:
         owner = self._owner.get(function)
         return f"{owner.name}.{function.name}" if owner else function.name
+
+
+def _depth(node: ast.AST) -> int:
+    depth = 0
+    while (node := parent_of(node)) is not None:
+        depth += 1
+    return depth
 
 
 def _fullgraph(call: ast.Call) -> bool:
@@ -478,12 +592,57 @@ def _base_name(base: ast.expr) -> str:
     return base.id if isinstance(base, ast.Name) else ""
 
 
-def _all_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of a module, entering functions and classes (classes can be nested anywhere).
+_SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
+_INDEXED_KINDS = (ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign)  # where `_preorder` records positions
+_CLOSE = object()  # marks the end of a scope's subtree on the stack of `_preorder`
 
-    Each statement gets its parent link (the statement or handler holding it), so that
-    `enclosing_function` and `cell_of` work from any node the graph walk or the engine reaches.
-    """
+
+def _preorder(root: ast.AST):
+    """Every node under `root` (itself included) in preorder, with the parent links set, the (start, end) of
+    `root` and of each def, lambda and class in that list, and the positions of the `_INDEXED_KINDS` in it. The one full walk of a module: `child_nodes`
+    is inlined here, and the parent links are set as plain attributes (`PARENT`)."""
+    order: List[ast.AST] = []
+    spans: Dict[ast.AST, Tuple[int, int]] = {}
+    positions: Dict[type, List[int]] = {kind: [] for kind in _INDEXED_KINDS}
+    opened: List[Tuple[ast.AST, int]] = [(root, 0)]
+    stack: list = [_CLOSE, root]
+    append, pop = order.append, stack.pop
+    fields_of = _CHILD_FIELDS
+    while stack:
+        node = pop()
+        if node is _CLOSE:
+            scope, start = opened.pop()
+            spans[scope] = (start, len(order))
+            continue
+        kind = node.__class__
+        if kind in _SCOPE_KINDS and node is not root:
+            opened.append((node, len(order)))
+            stack.append(_CLOSE)
+        elif kind in positions:
+            positions[kind].append(len(order))
+        append(node)
+        children: List[ast.AST] = []
+        for name in fields_of.get(kind) or child_fields(kind):
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                if name == LISTS_WITH_NONE.get(kind):
+                    value = [item for item in value if item is not None]
+                for child in value:
+                    child._msl_parent = node
+                children += value
+            elif isinstance(value, ast.AST):
+                value._msl_parent = node
+                children.append(value)
+        if children:
+            children.reverse()
+            stack += children
+    return order, spans, positions
+
+
+def _all_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a module, entering functions and classes (classes can be nested anywhere)."""
     stack = list(reversed(body))
     while stack:
         stmt = stack.pop()
@@ -491,8 +650,6 @@ def _all_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
         for name in ("body", "orelse", "finalbody", "handlers", "cases"):
             block = getattr(stmt, name, None)
             if isinstance(block, list):
-                for child in block:
-                    setattr(child, PARENT, stmt)
                 stack.extend(reversed(block))
 
 

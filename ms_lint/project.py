@@ -7,20 +7,31 @@ and the attributes they define. Summaries let `GraphScope` decide that `class He
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ms_lint import framework
 from ms_lint.imports import ImportMap, statements
 from ms_lint.source import SourceError, package_root, parse, read, walk
 
+_ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
 # Methods through which a Cell gains attributes by name (registered children, parameters, buffers).
 _REGISTERING_CALLS = frozenset(
     {"insert_child_to_cell", "insert_param_to_cell", "register_buffer", "register_parameter", "register_module",
      "add_module", "_register_buffer"}
 )
+
+
+class Callee(NamedTuple):
+    """What a call passing `self` on calls (`build(self)`, `cfg.create_weights(self)`), by name only."""
+
+    name: Optional[str]  # `build` for `build(self)`
+    attribute: Optional[str]  # `create_weights` for `cfg.create_weights(self)`
+    receiver: Optional[str]  # `cfg` there
 
 
 @dataclass
@@ -35,7 +46,18 @@ class ClassSummary:
     metadata_attributes: FrozenSet[str]  # self.X = P.Shape() (or ops.Rank()...): calling it gives Python values
     constructed: FrozenSet[str]  # qualified names called to build attribute values (self.X = Block(...))
     dynamic: bool  # attributes are also created in ways a linter cannot follow (setattr with a variable name...)
-    node: Optional[ast.ClassDef] = field(default=None, repr=False, compare=False)
+    self_passing: Tuple[Callee, ...] = ()  # the calls of its methods that hand `self` to other code
+    _node: Optional[ast.ClassDef] = field(default=None, repr=False, compare=False)
+    _load: Optional[Callable[[], Optional[ast.ClassDef]]] = field(default=None, repr=False, compare=False)
+
+    @property
+    def node(self) -> Optional[ast.ClassDef]:
+        """The class's tree: the linted module's own node while the module is linted; for any other module,
+        parsed again when a rule asks (rarely: summaries keep facts, and a large project's trees together do not
+        fit in memory)."""
+        if self._node is None and self._load is not None:
+            return self._load()
+        return self._node
 
 
 @dataclass
@@ -46,22 +68,32 @@ class ModuleSummary:
     classes: Dict[str, ClassSummary]
     functions: FrozenSet[str]
 
+    def detach(self, load: Callable[[str, str], Optional[ast.ClassDef]]) -> None:
+        """Drop the tree: `load(path, class name)` finds a class's node again when a rule asks for it."""
+        for name, summary in self.classes.items():
+            summary._node = None
+            summary._load = functools.partial(load, self.path, name)
 
-def summarize(tree: ast.Module, module: str, path: str) -> ModuleSummary:
+
+def summarize(tree: ast.Module, module: str, path: str,
+              nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk) -> ModuleSummary:
+    """`nodes_of(method)`: every node of a method, in any order (`GraphScope` has them from its walk)."""
     is_package = os.path.basename(path) == "__init__.py"
     imports = ImportMap.of_block(tree.body, module, is_package)
     classes: Dict[str, ClassSummary] = {}
     functions: Set[str] = set()
     for stmt in statements(tree.body):
         if isinstance(stmt, ast.ClassDef):
-            classes[stmt.name] = summarize_class(stmt, imports)
+            classes[stmt.name] = summarize_class(stmt, imports, nodes_of)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.add(stmt.name)
     return ModuleSummary(module, path, imports, classes, frozenset(functions))
 
 
-def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
+def summarize_class(node: ast.ClassDef, imports: ImportMap,
+                    nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk) -> ClassSummary:
     methods, properties, attributes, parameters, metadata, constructed = set(), set(), set(), set(), set(), set()
+    self_passing: List[Callee] = []
     dynamic = False
     for stmt in statements(node.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -81,8 +113,9 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
             continue
         self_name = method.args.args[0].arg
-        for sub in walk(method):
-            if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        for sub in nodes_of(method):
+            kind = sub.__class__  # node classes are final: one class test per node (this runs on most nodes)
+            if kind in _ASSIGNMENTS:
                 value = getattr(sub, "value", None)
                 for target in _assigned_targets(sub):
                     for attr in _self_attributes(target, self_name):
@@ -95,9 +128,12 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
                             qualname = imports.qualname(call.func)
                             if qualname:
                                 constructed.add(qualname)
-            elif isinstance(sub, ast.Call):
+            elif kind is ast.Call:
                 dynamic |= _note_registering_call(sub, self_name, attributes, parameters)
-            elif isinstance(sub, ast.Attribute) and sub.attr == "__dict__" and _is_name(sub.value, self_name):
+                if any(isinstance(a, ast.Name) and a.id == self_name for a in (*sub.args, *(k.value for k in
+                                                                                            sub.keywords))):
+                    self_passing.append(_callee(sub.func))
+            elif kind is ast.Attribute and sub.attr == "__dict__" and _is_name(sub.value, self_name):
                 dynamic = True  # self.__dict__.update(...), self.__dict__[name] = ...
     return ClassSummary(
         name=node.name,
@@ -110,8 +146,17 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap) -> ClassSummary:
         metadata_attributes=frozenset(metadata),
         constructed=frozenset(constructed),
         dynamic=dynamic,
-        node=node,
+        self_passing=tuple(self_passing),
+        _node=node,
     )
+
+
+def _callee(func: ast.expr) -> Callee:
+    if isinstance(func, ast.Name):
+        return Callee(func.id, None, None)
+    if isinstance(func, ast.Attribute):
+        return Callee(None, func.attr, getattr(func.value, "id", None))
+    return Callee(None, None, None)
 
 
 def _calls_in(value: Optional[ast.expr]):
@@ -169,9 +214,15 @@ def _is_parameter_call(value: ast.expr, imports: ImportMap) -> bool:
     return isinstance(value, ast.Call) and imports.qualname(value.func) in framework.PARAMETER_CLASSES
 
 
+_REGISTRATION_NAMES = _REGISTERING_CALLS | {"vars", "setattr", "__setattr__"}
+
+
 def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str], parameters: Set[str]) -> bool:
     """Record names registered by setattr/insert_child_to_cell; True when a name is not a constant."""
     func = call.func
+    called = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
+    if called not in _REGISTRATION_NAMES:
+        return False  # most calls: none of the forms below
     if isinstance(func, ast.Name) and func.id == "vars" and call.args and _is_name(call.args[0], self_name):
         return True  # vars(self).update(...)
     target = _setattr_target(call, self_name)
@@ -216,10 +267,14 @@ def _is_name(expr: ast.AST, name: str) -> bool:
 class ProjectIndex:
     """Module summaries by dotted name, found under the import roots of the linted files and built lazily."""
 
+    _TREES = 4  # trees parsed again for rules that read another module's class (see ClassSummary.node)
+
     def __init__(self):
         self.roots: List[str] = []
         self._by_name: Dict[str, Optional[ModuleSummary]] = {}
         self._kinds: Dict[str, Optional[str]] = {}
+        self._found: Dict[str, Optional[str]] = {}  # module name -> path: `find` is asked for every import
+        self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
         self._lock = threading.Lock()
         # module name -> file path (None: not found) of every module looked up while `recording` (a file's lint
         # depends on them: the cache revalidates them)
@@ -229,12 +284,17 @@ class ProjectIndex:
         root = package_root(path)
         if root not in self.roots:
             self.roots.append(root)
+            self._found.clear()  # a new root may hold modules not found before
 
     def register(self, summary: ModuleSummary) -> None:
         """Use an already-built summary (the file being linted) instead of re-reading the file."""
         with self._lock:
             self._by_name[summary.name] = summary
             self._kinds.clear()
+
+    def release(self, summary: ModuleSummary) -> None:
+        """The module was linted: its summary stays, its tree goes (see ClassSummary.node)."""
+        summary.detach(self._class_node)
 
     def module(self, name: str) -> Optional[ModuleSummary]:
         summary = self._module(name)
@@ -250,6 +310,7 @@ class ProjectIndex:
         if path is not None:
             try:
                 summary = summarize(parse(read(path)), name, path)
+                summary.detach(self._class_node)
             except (SourceError, RecursionError):
                 summary = None
         with self._lock:
@@ -257,13 +318,40 @@ class ProjectIndex:
         return summary
 
     def find(self, name: str) -> Optional[str]:
+        if name in self._found:
+            return self._found[name]
+        found = None
         relative = name.replace(".", os.sep)
         for root in self.roots:
             for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):
                 path = os.path.join(root, candidate)
                 if os.path.isfile(path):
-                    return path
-        return None
+                    found = path
+                    break
+            if found:
+                break
+        self._found[name] = found
+        return found
+
+    def _class_node(self, path: str, name: str) -> Optional[ast.ClassDef]:
+        """The node of a module-level class (the last definition of the name, as in `summarize`), parsed again;
+        the last few trees are kept, as rules ask about a class's bases in turn."""
+        with self._lock:
+            tree = self._trees.pop(path, False)
+        if tree is False:
+            try:
+                tree = parse(read(path))
+            except (SourceError, RecursionError):
+                tree = None
+        with self._lock:
+            self._trees[path] = tree
+            while len(self._trees) > self._TREES:
+                self._trees.popitem(last=False)
+        found = None
+        for stmt in statements(tree.body) if tree is not None else ():
+            if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+                found = stmt
+        return found
 
     def lookup_class(self, qualname: str, depth: int = 0) -> Optional[ClassSummary]:
         """The summary of a project class by qualified name, following re-exports (`from .x import Y`)."""

@@ -10,6 +10,7 @@ from pylint.checkers import BaseRawFileChecker
 
 from ms_lint.config import SYNTAX_LEVELS, TARGETS, load, override
 from ms_lint.engine import FileResult, Linter, all_rules, pylint_id
+from ms_lint.runner import few_collections
 from ms_lint.source import module_name
 
 
@@ -60,7 +61,8 @@ class MsLintChecker(BaseRawFileChecker):
             return
         with node.stream() as stream:
             data = stream.read()
-        result = self._linter_for(path).lint_bytes(data, path)
+        with few_collections():  # else our allocations trigger collections that scan pylint's astroid trees
+            result = self._linter_for(path).lint_bytes(data, path)
         for message in result.internal_errors:
             self.linter.add_message("astroid-error", args=(path, message), line=1)
         for d in result.diagnostics:

@@ -15,6 +15,7 @@ import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint import fixes
+from ms_lint.graph import parent_of
 from ms_lint.imports import ImportMap, statements
 
 INIT = frozenset({"mindspore.communication.init", "mindspore.communication.management.init"})
@@ -60,6 +61,7 @@ class ScriptSeeds:
         self.imports: Set[str] = set()
         self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}})
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
+        self._defs: Dict[ast.AST, Optional[ast.AST]] = {}  # see _def_around
         for stmt in statements(ctx.tree.body):
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 self._note_import(stmt)
@@ -128,34 +130,47 @@ class ScriptSeeds:
             not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(path)), "__init__.py"))
 
     def call(self, node: ast.Call) -> None:
-        statement, function = None, None
-        ancestor = self.ctx.parent(node)
-        while ancestor is not None and not isinstance(ancestor, ast.Module):
-            if statement is None and isinstance(ancestor, ast.stmt):
-                statement = ancestor
-            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                function = ancestor
-                break
-            ancestor = self.ctx.parent(ancestor)
+        statement = parent_of(node)
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = parent_of(statement)
+        function = self._def_around(statement) if statement is not None else None
         if function is None:
             qualname, scope, imports = None, "<module>", self.graph.imports
         else:
             qualname, scope, imports = self._function(function)
         self._call(node, scope, qualname, statement or node, imports.qualname(node.func))
 
+    def _def_around(self, node: ast.AST) -> Optional[ast.AST]:
+        """The innermost def holding `node` (itself if it is one), up to the module: memoised, as every call of
+        the module asks."""
+        climbed = []
+        found = None
+        while node is not None and not isinstance(node, ast.Module):
+            if node in self._defs:
+                found = self._defs[node]
+                break
+            climbed.append(node)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found = node
+                break
+            node = parent_of(node)
+        for node in climbed:
+            self._defs[node] = found
+        return found
+
     def _function(self, function) -> Tuple[str, str, ImportMap]:
         """(qualified name, scope name, import map) of a function: `model.Net.build`, `model.main.<locals>.f`."""
         found = self._functions.get(function)
         if found is None:
             names, outer = [function.name], None
-            ancestor = self.ctx.parent(function)
+            ancestor = parent_of(function)
             while ancestor is not None and not isinstance(ancestor, ast.Module):
                 if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     outer = outer or ancestor
                     names.append(f"{ancestor.name}.<locals>")
                 elif isinstance(ancestor, ast.ClassDef):
                     names.append(ancestor.name)
-                ancestor = self.ctx.parent(ancestor)
+                ancestor = parent_of(ancestor)
             qualname = ".".join([self.module, *reversed(names)])
             imports = self._function(outer)[2] if outer is not None else self.graph.imports
             if any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements(function.body)):

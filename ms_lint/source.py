@@ -148,25 +148,31 @@ _SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "name", "arg", "m
 _SKIPPED_BY_TYPE = {ast.Constant: {"value"}, ast.Global: {"names"}, ast.Nonlocal: {"names"}}
 if hasattr(ast, "MatchSingleton"):  # Python >= 3.10
     _SKIPPED_BY_TYPE[ast.MatchSingleton] = {"value"}
-_LISTS_WITH_NONE = {ast.Dict: "keys", ast.arguments: "kw_defaults"}  # `{**d}`, keyword-only without default
+LISTS_WITH_NONE = {ast.Dict: "keys", ast.arguments: "kw_defaults"}  # `{**d}`, keyword-only without default
 _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
-def child_nodes(node: ast.AST) -> List[ast.AST]:
-    """`list(ast.iter_child_nodes(node))` without the expression-context and operator singletons, a few times
-    faster (the walks of the engine and of the analysis layer go through it)."""
-    kind = node.__class__
+def child_fields(kind: type) -> Tuple[str, ...]:
+    """The fields of a node class that can hold nodes to walk (see `child_nodes`)."""
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
         skipped = _SKIPPED_FIELDS | _SKIPPED_BY_TYPE.get(kind, set())
         fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in skipped)
+    return fields
+
+
+def child_nodes(node: ast.AST) -> List[ast.AST]:
+    """`list(ast.iter_child_nodes(node))` without the expression-context and operator singletons, a few times
+    faster (the walks of the analysis layer go through it)."""
+    kind = node.__class__
+    fields = _CHILD_FIELDS.get(kind) or child_fields(kind)
     children: List[ast.AST] = []
     for name in fields:
         value = getattr(node, name, None)
         if value is None:
             continue
         if value.__class__ is list:
-            if name == _LISTS_WITH_NONE.get(kind):
+            if name == LISTS_WITH_NONE.get(kind):
                 children += [item for item in value if item is not None]
             else:
                 children += value

@@ -49,6 +49,10 @@ class Suppressions:
 
 def may_skip_file(text: str) -> bool:
     """False when no comment of `text` can skip the whole file: `parse` may then wait for a first diagnostic."""
+    if text.isascii():  # a case-insensitive regex scans slowly; lowering ASCII text matches the same way
+        lowered = text.lower()
+        if "skip-file" not in lowered and "flake8" not in lowered:
+            return False
     return _MAY_SKIP_FILE.search(text) is not None
 
 
@@ -58,7 +62,7 @@ def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
         return result
     blocks = _Blocks(tree)
     open_disables: Dict[str, Tuple[int, int]] = {}  # name -> (start row, end row of its block)
-    for row, column, comment, own_line in _comments(text):
+    for row, column, comment, own_line in _comments(text, _last_marker_row(text)):
         if _FLAKE8_FILE.search(comment):
             result.skip_file = True
         match = _MS_LINT.search(comment)
@@ -107,11 +111,24 @@ def _names(text: Optional[str]) -> Set[str]:
     return {ALL if n.lower() == "all" else n for n in names}
 
 
-def _comments(text: str):
-    """(row, column, text, own_line) of every comment token; a file that fails to tokenize yields what it could."""
+def _last_marker_row(text: str) -> int:
+    """The last row that can hold a suppression comment (rows as `_comments` counts them: `io.StringIO` lines
+    end at "\\n" only): no comment after it can matter, so tokenizing (the slow part) stops there."""
+    last = 0
+    for row, line in enumerate(text.split("\n"), 1):
+        if _MARKERS.search(line):
+            last = row
+    return last
+
+
+def _comments(text: str, last_row: int):
+    """(row, column, text, own_line) of every comment token up to `last_row`; a file that fails to tokenize
+    yields what it could."""
     lines = text.splitlines()
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.start[0] > last_row:
+                return
             if token.type == tokenize.COMMENT:
                 row, column = token.start
                 line = lines[row - 1] if row - 1 < len(lines) else ""

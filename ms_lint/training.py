@@ -30,7 +30,6 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tupl
 from ms_lint import framework
 from ms_lint.context import facts_of_module
 from ms_lint.imports import ImportMap, statements
-from ms_lint.source import child_nodes
 
 MODEL = frozenset({"mindspore.Model", "mindspore.train.Model", "mindspore.train.model.Model"})
 BUILD_TRAIN_NETWORK = frozenset({"mindspore.build_train_network", "mindspore.amp.build_train_network",
@@ -60,19 +59,34 @@ _MAX_DEPTH = 12
 _FP16_NEEDLES = ("onv3", "sort(", "Sort(", "topk(", "TopK(", "daptive_max_pool1d", "daptiveMaxPool1d")
 # modules that may cast or train (the others only contribute what their Cells and factories contain)
 _FULL = re.compile(r"to_float\(|amp_level|build_train_network|auto_mixed_precision|TrainOneStep|\bModel\(")
+_FULL_NEEDLES = ("to_float(", "amp_level", "build_train_network", "auto_mixed_precision", "TrainOneStep")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ATTRIBUTE = "_msl_training"
+_BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension)  # see _bind
 
 
 def analysis(ctx) -> Optional["TrainingFacts"]:
     """The module's training facts, computed once per module whichever rule asks first (None: nothing there)."""
     cached = getattr(ctx.tree, _ATTRIBUTE, False)
     if cached is False:
-        text = ctx.source.text
-        cached = TrainingFacts(ctx) if ctx.graph.cells or _FULL.search(text) else None
+        full = _casts_or_trains(ctx.source.text)
+        cached = TrainingFacts(ctx, full) if ctx.graph.cells or full else None
         setattr(ctx.tree, _ATTRIBUTE, cached)
     return cached
+
+
+def _casts_or_trains(text: str) -> bool:
+    """`_FULL.search(text)`, by plain substring searches (a regex alternation scans slowly): one of the needles,
+    or `Model(` after a non-word character (`\\b`: not after a letter, digit or underscore, as in `BaseModel(`)."""
+    if any(needle in text for needle in _FULL_NEEDLES):
+        return True
+    position = text.find("Model(")
+    while position >= 0:
+        if position == 0 or not (text[position - 1].isalnum() or text[position - 1] == "_"):
+            return True
+        position = text.find("Model(", position + 1)
+    return False
 
 
 def module_target(tree: ast.Module, path: str) -> Optional[str]:
@@ -193,7 +207,8 @@ def reaches(network_keys: Iterable[str], cast_keys: Iterable[str], forward: Dict
 
 
 class _Scope:
-    def __init__(self, node, name: str, owner: Optional[str], self_name: Optional[str], in_init: bool):
+    def __init__(self, graph, node, name: str, owner: Optional[str], self_name: Optional[str], in_init: bool):
+        self.graph = graph
         self.node = node
         self.name = name  # "<module>" or the function's qualified name with its line
         self.owner = owner  # the qualname of the class a method belongs to
@@ -208,14 +223,14 @@ class _Scope:
     @property
     def nodes(self) -> List[ast.AST]:
         if self._nodes is None:
-            self._nodes = list(_scope_nodes(self.node))
+            self._nodes = _scope_nodes(self.graph, self.node)
         return self._nodes
 
 
 class TrainingFacts:
     """What one module contributes: casts, AMP and training calls, and the links between network keys."""
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, full: bool):
         self.ctx = ctx
         self.graph = ctx.graph
         self.module = ctx.source.module_name or "<module>"
@@ -235,7 +250,7 @@ class TrainingFacts:
         self.target = module_target(ctx.tree, ctx.path) if "device_target" in ctx.source.text or \
             "set_device" in ctx.source.text else None
         # modules without casts or training calls only contribute what their Cells and functions contain
-        self.full = _FULL.search(ctx.source.text) is not None
+        self.full = full
         self._fp16_text = any(needle in ctx.source.text for needle in _FP16_NEEDLES)
         self._build_scopes()
         for scope in self.active:
@@ -244,7 +259,7 @@ class TrainingFacts:
     # ----- scopes and bindings --------------------------------------------------------------------------------
     def _build_scopes(self) -> None:
         tree = self.ctx.tree
-        module_scope = self.scopes[tree] = _Scope(tree, "<module>", None, None, False)
+        module_scope = self.scopes[tree] = _Scope(self.graph, tree, "<module>", None, None, False)
         pending = [(node, f"{self.module}") for node in module_scope.nodes if isinstance(node, _DEFINITIONS)]
         while pending:  # functions, methods and (in full modules) nested functions
             node, prefix = pending.pop()
@@ -261,7 +276,8 @@ class TrainingFacts:
         self.active = [scope for scope in self.scopes.values() if self._is_active(scope)]
         for scope in self.active:
             for node in scope.nodes:
-                self._bind(scope, node)
+                if isinstance(node, _BINDING_NODES):
+                    self._bind(scope, node)
 
     def _is_active(self, scope: _Scope) -> bool:
         """Modules without casts or training calls only contribute what their factories return, the Cells their
@@ -275,7 +291,8 @@ class TrainingFacts:
         args = node.args.posonlyargs + node.args.args
         self_name = args[0].arg if owner is not None and args and not _is_static(node) else None
         qualname = f"{owner_name}.{node.name}" if owner_name else f"{prefix}.{node.name}"
-        scope = self.scopes[node] = _Scope(node, f"{qualname}#{node.lineno}", owner_name, self_name, False)
+        scope = self.scopes[node] = _Scope(self.graph, node, f"{qualname}#{node.lineno}", owner_name, self_name,
+                                             False)
         positional = args[1:] if self_name else args
         for index, arg in enumerate(positional):
             scope.params[arg.arg] = [f"param:{qualname}:{index}", f"param:{qualname}:{arg.arg}"]
@@ -702,18 +719,35 @@ _FP16_OPERATORS = {
 FP16_OPS = {f"mindspore.{name}": shown for name, shown in _FP16_OPERATORS.items()}
 
 
-def _scope_nodes(root: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function or module body, not entering nested functions, lambdas or classes."""
-    body = root.body if isinstance(root.body, list) else [root.body]
-    stack = list(reversed(body))
-    if not isinstance(root, ast.Module):
-        stack.extend(reversed(root.args.defaults + [d for d in root.args.kw_defaults if d is not None]))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, _SCOPES):
-            continue
-        stack.extend(reversed(child_nodes(node)))
+def _scope_nodes(graph, root: ast.AST) -> List[ast.AST]:
+    """The nodes of a module body, or of a function's default values then body, in preorder, not entering nested
+    functions, lambdas or classes: read off the module's preorder (`GraphScope.order`), where a def's default
+    values (`kw_defaults` before `defaults`) come before its body, and its decorators and return annotation after."""
+    order = graph.order
+    start, end = graph.span(root)
+    if isinstance(root, ast.Module):
+        return _outside_nested(graph, start + 1, end)
+    arguments = root.args
+    body_start, body_end = graph.body_span(root)
+    defaults_start = order.index(arguments.defaults[0], start, body_start) if arguments.defaults else body_start
+    keyword_defaults = [d for d in arguments.kw_defaults if d is not None]
+    if keyword_defaults:
+        keyword_end = order.index(arguments.kwarg, start, body_start) if arguments.kwarg else defaults_start
+        keyword = _outside_nested(graph, order.index(keyword_defaults[0], start, keyword_end), keyword_end)
+    else:
+        keyword = []
+    return _outside_nested(graph, defaults_start, body_start) + keyword + _outside_nested(graph, body_start, body_end)
+
+
+def _outside_nested(graph, start: int, end: int) -> List[ast.AST]:
+    """`graph.order[start:end]` without what nested functions, lambdas and classes hold (but with them)."""
+    order, found = graph.order, []
+    index = start
+    while index < end:
+        node = order[index]
+        found.append(node)
+        index = graph.span(node)[1] if isinstance(node, _SCOPES) else index + 1
+    return found
 
 
 def _names(target: ast.expr) -> Iterator[str]:

@@ -109,7 +109,7 @@ class CellListAttribute(Rule):
 
     def _local_container(self, ctx, name: str, function) -> Optional[str]:
         """A local list/dict of Cells: built as a literal or comprehension, or filled by append/extend/+=/[k]=."""
-        for node in ast.walk(function):
+        for node in ctx.graph.uses_of_local(function, name):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 if not isinstance(node.value, ast.Name):
                     kind = self._cell_container(ctx, node.value, function, None, "", "")

@@ -106,7 +106,7 @@ class ParameterListAttribute(Rule):
         """A local list of Parameters (a literal, a comprehension, filled by append/insert) assigned to self; the
         flag says it holds nothing else and does not change after the assignment (it is aliased by self.x)."""
         kind, only = None, True
-        for node in ast.walk(function):
+        for node in ctx.graph.uses_of_local(function, name):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 found, found_only = (None, False) if isinstance(node.value, ast.Name) else self._container(
                     ctx, node.value, function, None, "")

@@ -7,6 +7,7 @@ from ms_lint.graph import enclosing_function
 from ms_lint.rule import Rule
 
 THREAD_MODULES = ("threading.", "_thread.", "multiprocessing.", "concurrent.futures.")
+_THREAD_ATTRIBUTES = "_msl005_thread_attributes"  # cache on the module's tree: see _thread_attributes
 
 
 class ThreadInGraph(Rule):
@@ -106,7 +107,18 @@ def _thread_globals(ctx) -> Set[str]:
 
 
 def _thread_attributes(ctx, summary) -> Set[str]:
-    """Attributes the class's methods assign a threading/multiprocessing object to (`self.lock = Lock()`)."""
+    """Attributes the class's methods assign a threading/multiprocessing object to (`self.lock = Lock()`); found
+    once per class and module (asked for every method call on `self` in graph code)."""
+    found = getattr(ctx.tree, _THREAD_ATTRIBUTES, None)
+    if found is None:
+        found = {}
+        setattr(ctx.tree, _THREAD_ATTRIBUTES, found)
+    if summary.qualname not in found:
+        found[summary.qualname] = _assigned_thread_objects(ctx, summary)
+    return found[summary.qualname]
+
+
+def _assigned_thread_objects(ctx, summary) -> Set[str]:
     names: Set[str] = set()
     if summary.node is None:
         return names

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional
+import itertools
+from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint import fixes, framework
-from ms_lint.graph import PARENT, child_nodes, enclosing_function, parent_of, walk
+from ms_lint.graph import enclosing_function, parent_of, walk
 from ms_lint.imports import statements
 from ms_lint.rule import Edit, Fix, Rule
 
@@ -19,8 +20,7 @@ _TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "tran
                              "mean", "exp", "log", "sqrt", "matmul", "to", "type_as"})
 _MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")
 _MAX_DEPTH = 8
-_LINKED = "_msl064_linked"
-_BINDING_NODES = "_msl064_binding_nodes"  # cache on a function or module node: see _binding_nodes
+_BINDING_NODES = "_msl064_binding_nodes"  # index on a function or module node: see _binding_nodes
 _BINDING_TYPES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
                   ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.FunctionDef,
                   ast.AsyncFunctionDef, ast.ClassDef)
@@ -94,7 +94,6 @@ class TorchTensorApi(Rule):
         method = func.attr
         if method not in MISSING and method not in ("size", "to") or _uses_mindtorch(ctx):
             return
-        _link_parents(node)
         kind = self._receiver_kind(ctx, func.value, node)
         if kind is None:
             return
@@ -196,26 +195,6 @@ def _short(ctx, expr: ast.expr) -> str:
     return text if isinstance(expr, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)) else f"({text})"
 
 
-def _link_parents(node: ast.AST) -> None:
-    """Parent links for the top-level statement holding `node` (once per statement): the engine links a node's
-    children only after visiting it, and the scope queries (`enclosing_function`, `qualname` of a name shadowed
-    by a local) need them on nodes the walk has not reached yet (the receiver of the visited call, later
-    bindings). The bindings of a name are all in the statement that holds its function."""
-    statement = node
-    while parent_of(statement) is not None and not isinstance(parent_of(statement), ast.Module):
-        statement = parent_of(statement)
-    if getattr(statement, _LINKED, False):
-        return
-    stack = [statement]
-    while stack:
-        current = stack.pop()
-        children = child_nodes(current)
-        for child in children:
-            setattr(child, PARENT, current)
-        stack.extend(children)
-    setattr(statement, _LINKED, True)
-
-
 def _uses_mindtorch(ctx) -> bool:
     imports = ctx.graph.imports
     return imports.mstorch or any(target.partition(".")[0] == "mindtorch" for target in imports.names.values())
@@ -257,7 +236,6 @@ def _is_no_grad(ctx, expr: ast.expr) -> bool:
 def _only_mindspore(ctx, block) -> bool:
     """The body of `block` (a `with` or a `def`) calls MindSpore (a `mindspore.*` function or class, or a
     MindSpore Cell the module builds) and never mentions PyTorch."""
-    _link_parents(block)
     calls_mindspore = False
     for stmt in block.body:
         for node in walk(stmt):
@@ -364,7 +342,7 @@ def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
         for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
             if arg.arg == name.id:
                 values.append(arg)
-    for node in _binding_nodes(ctx, function):
+    for node in _binding_nodes(ctx, function, name.id):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id == name.id:
@@ -390,20 +368,54 @@ def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
     return values
 
 
-def _binding_nodes(ctx, function) -> List[ast.AST]:
-    """The nodes that can bind a name in a function (its body, nested scopes included) or, for None, at module
-    level, in walk order: collected once per scope, then every name read there is looked up among them."""
+def _binding_nodes(ctx, function, name: str) -> List[ast.AST]:
+    """The nodes that can bind `name` in a function (its body, nested scopes included) or, for None, at module
+    level, in walk order: indexed by the names they concern once per scope, as every name read there is looked
+    up among them."""
     scope = function if function is not None else ctx.tree
-    found = getattr(scope, _BINDING_NODES, None)
-    if found is None:
-        if function is not None:
-            body = function.body if isinstance(function.body, list) else [function.body]
-            nodes = (node for stmt in body for node in walk(stmt))
+    index = getattr(scope, _BINDING_NODES, None)
+    if index is None:
+        if function is not None:  # read off the module's preorder, then put back in walk order below
+            nodes = itertools.islice(ctx.graph.order, *ctx.graph.body_span(function))
         else:
             nodes = (node for stmt in statements(ctx.tree.body) for node in _shallow(stmt))
-        found = [node for node in nodes if isinstance(node, _BINDING_TYPES)]
-        setattr(scope, _BINDING_NODES, found)
-    return found
+        index = {}
+        for node in nodes:
+            if isinstance(node, _BINDING_TYPES):
+                for concerned in _concerned_names(node):
+                    index.setdefault(concerned, []).append(node)
+        if function is not None:
+            body = function.body if isinstance(function.body, list) else [function.body]
+            statement_of = {id(stmt): position for position, stmt in enumerate(body)}
+            for found in index.values():
+                if len(found) > 1:  # a stable sort keeps the preorder among equals
+                    found.sort(key=lambda node: _walk_position(node, function, statement_of))
+        setattr(scope, _BINDING_NODES, index)
+    return index.get(name, [])
+
+
+def _walk_position(node, function, statement_of) -> Tuple[int, int]:
+    """(body statement, depth in it): with preorder among equals, the order of `walk(stmt) for stmt in body`
+    (breadth first in each statement)."""
+    depth = 0
+    while parent_of(node) is not function:
+        node, depth = parent_of(node), depth + 1
+    return statement_of[id(node)], depth
+
+
+def _concerned_names(node: ast.AST) -> Set[str]:
+    """Every name `_bindings` can match on a binding node."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).partition(".")[0] for a in node.names}
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return set(node.names)
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    else:
+        targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
+    return {n.id for target in targets if target is not None for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 def _shallow(stmt: ast.stmt):

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
-from typing import Iterable, Optional, Set
+from typing import Iterable, List, Optional, Set
 
 from ms_lint import framework
 from ms_lint.context import flag_names
@@ -12,7 +13,7 @@ from ms_lint.rule import Fix, Rule
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
 # no instance attributes. Any other external base (nn.Dense, a package not in the project) may define anything.
 _KNOWN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "builtins.object", "abc.ABC"})
-_SELF_PASSING = "_msl_self_passing_calls"  # cache on a class node: see _self_passing_calls
+_MARKER_ROWS = "_msl_abstract_marker_rows"  # cache on the module's tree: see _abstract_marker_rows
 # Builtins that only look at the object they are given.
 _LOOKING_BUILTINS = frozenset({"super", "isinstance", "issubclass", "type", "id", "hasattr", "getattr", "setattr",
                                "print", "len", "str", "repr", "format", "hash", "callable", "vars"})
@@ -73,7 +74,7 @@ class UndefinedAttributeInGraph(Rule):
     def visit_class_def(self, node: ast.ClassDef, ctx):
         cell = ctx.graph.cells.get(node)
         if cell is None or cell.kind != "cell" or any(k.arg == "metaclass" for k in node.keywords) \
-                or _looks_abstract(node):
+                or _looks_abstract(node, ctx):
             return
         defined = self._defined_names(ctx, cell)
         if defined is None:
@@ -82,7 +83,7 @@ class UndefinedAttributeInGraph(Rule):
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args \
                     or not ctx.graph.is_compiled(method) or _decorated_with(method, ("staticmethod", "classmethod")):
                 continue
-            for read in _self_reads(method, method.args.args[0].arg):
+            for read in _self_reads(ctx.graph, method, method.args.args[0].arg):
                 name = read.attr
                 if name in defined or (name.startswith("__") and name.endswith("__")) or _named_elsewhere(
                         ctx, name, read.value.id):
@@ -97,8 +98,7 @@ class UndefinedAttributeInGraph(Rule):
         """Every name `self` can have in this class's methods, or None when that cannot be known."""
         qualname = cell.summary.qualname
         # `self` is an instance of this class or of one of its subclasses in the module
-        selves = [c for c in ctx.graph.cells.values()
-                  if any(s.qualname == qualname for s in ctx.graph.mro(c.summary))]
+        selves = ctx.graph.cells_deriving_from(qualname)
         # add_flags(name=...) sets attributes on Cells, often from another module (a text generator)
         defined = set(framework.CELL_MEMBERS) | ctx.compile_context.flags | flag_names(ctx.source.text)
         for other in selves:
@@ -109,7 +109,7 @@ class UndefinedAttributeInGraph(Rule):
             mro = list(ctx.graph.mro(other.summary))
             names = {summary.name for summary in mro}
             for summary in mro:
-                if summary.dynamic or (summary.node is not None and _self_escapes(summary.node, names)):
+                if summary.dynamic or _self_escapes(summary, names):
                     return None
                 defined |= summary.methods | summary.properties | summary.attributes
         return defined
@@ -120,61 +120,62 @@ class UndefinedAttributeInGraph(Rule):
                    (ctx.replace(read, f"{ctx.text(read.value)}.{best}"),))
 
 
-def _self_reads(function, self_name: str) -> Iterable[ast.Attribute]:
-    """`self.x` loads in a method and its nested functions (not where `self` is rebound, not in nested classes)."""
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ClassDef):
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and self_name in {
-                a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}:
+def _self_reads(graph, function, self_name: str) -> Iterable[ast.Attribute]:
+    """`self.x` loads in a method and its nested functions (not where `self` is rebound, not in nested classes),
+    read off the module's preorder (a nested scope to leave out is skipped as a whole)."""
+    order = graph.order
+    index, end = graph.span(function)
+    index += 1
+    while index < end:
+        node = order[index]
+        if isinstance(node, ast.ClassDef) or (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and self_name in {
+                    a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}):
+            index = graph.span(node)[1]
             continue
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
                 and node.value.id == self_name:
             yield node
-        stack.extend(ast.iter_child_nodes(node))
+        index += 1
 
 
-def _self_escapes(class_node: ast.ClassDef, class_names: Set[str]) -> bool:
+def _self_escapes(summary, class_names: Set[str]) -> bool:
     """`self` handed to other code (`build(self)`, `cfg.create_weights(self, ...)`), which may set attributes on
     it; base-class calls (`Base.__init__(self)`) and builtins that only look at it are fine."""
-    for func in _self_passing_calls(class_node):
-        if isinstance(func, ast.Name) and func.id in _LOOKING_BUILTINS:
+    for callee in summary.self_passing:
+        if callee.name in _LOOKING_BUILTINS:
             continue
-        if isinstance(func, ast.Attribute) and (func.attr == "__init__" or getattr(func.value, "id", None)
-                                                in class_names | {"Cell", "nn", "object"}):
+        if callee.attribute is not None and (callee.attribute == "__init__" or callee.receiver
+                                             in class_names | {"Cell", "nn", "object"}):
             continue
         return True
     return False
 
 
-def _self_passing_calls(class_node: ast.ClassDef):
-    """The callees of the calls that pass `self` in the methods of a class (walked once per class: every Cell of
-    the module whose MRO holds the class asks)."""
-    found = getattr(class_node, _SELF_PASSING, None)
-    if found is None:
-        found = []
-        for method in class_node.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
-                continue
-            self_name = method.args.args[0].arg
-            for node in walk(method):
-                if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == self_name
-                                                      for a in (*node.args, *(k.value for k in node.keywords))):
-                    found.append(node.func)
-        setattr(class_node, _SELF_PASSING, found)
-    return found
-
-
-def _looks_abstract(node: ast.ClassDef) -> bool:
+def _looks_abstract(node: ast.ClassDef, ctx) -> bool:
     """A base meant for subclasses (in other modules) that define what it reads."""
     name = node.name
     if name.startswith(("Base", "Abstract", "_Base")) or name.endswith(("Base", "Mixin")):
         return True
+    # what the walk looks for is spelled on the class's lines: most classes need no walk
+    rows = _abstract_marker_rows(ctx)
+    if not rows or bisect.bisect_left(rows, node.lineno) == bisect.bisect_right(rows, node.end_lineno):
+        return False
     return any((isinstance(sub, ast.Raise) and "NotImplementedError" in ast.dump(sub))
                or (isinstance(sub, ast.FunctionDef) and _decorated_with(sub, ("abstractmethod",)))
                for sub in walk(node))
+
+
+def _abstract_marker_rows(ctx) -> List[int]:
+    """The rows mentioning `NotImplementedError` or `abstractmethod` (found once per module)."""
+    rows = getattr(ctx.tree, _MARKER_ROWS, None)
+    if rows is None:
+        text = ctx.source.text
+        rows = [] if "NotImplementedError" not in text and "abstractmethod" not in text else [
+            row for row, line in enumerate(ctx.source.lines, 1)
+            if "NotImplementedError" in line or "abstractmethod" in line]
+        setattr(ctx.tree, _MARKER_ROWS, rows)
+    return rows
 
 
 def _decorated_with(function, names) -> bool:
@@ -187,8 +188,10 @@ def _named_elsewhere(ctx, name: str, self_name: str) -> bool:
     text = ctx.source.text
     if f'"{name}"' in text or f"'{name}'" in text:
         return True
-    return any(match.group(1) != self_name
-               for match in re.finditer(rf"(\w+)\s*\.\s*{re.escape(name)}\s*(?:=(?!=)|[-+*/|&]=)", text))
+    assigned = rf"{re.escape(name)}\s*(?:=(?!=)|[-+*/|&]=)"
+    if not re.search(assigned, text):  # a pattern starting with the name scans fast; the full one slowly
+        return False
+    return any(match.group(1) != self_name for match in re.finditer(rf"(\w+)\s*\.\s*{assigned}", text))
 
 
 def _closest(name: str, candidates: Set[str]) -> Optional[str]:

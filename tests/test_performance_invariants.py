@@ -1,0 +1,115 @@
+"""What the speed-ups of issue 7 rely on: one preorder walk per module read in slices, and linted trees released
+(the project index keeps facts, not trees). See docs/performance.md."""
+from __future__ import annotations
+
+import ast
+import gc
+import textwrap
+import weakref
+
+from ms_lint.config import Settings
+from ms_lint.engine import Linter
+from ms_lint.graph import PARENT, GraphScope, parent_of
+from ms_lint.project import ProjectIndex
+from ms_lint.source import child_nodes
+from ms_lint.training import _scope_nodes
+
+SOURCE = textwrap.dedent('''
+    import mindspore as ms
+    from mindspore import nn
+
+    @ms.jit
+    def helper(x, scale=lambda v: v * 2, *, shift=1 + 1, **extra) -> "ms.Tensor":
+        class Local:
+            pass
+        try:
+            y = x
+        except ValueError as error:
+            y = error
+        return scale(y) + shift
+
+    class Net(nn.Cell):
+        def __init__(self, width: int = 3):
+            super().__init__()
+            self.width = width
+
+        @property
+        def double(self):
+            return self.width * 2
+
+        def construct(self, x):
+            return helper(x) * self.double
+''')
+
+
+def _recursive_preorder(node):
+    yield node
+    for child in child_nodes(node):
+        yield from _recursive_preorder(child)
+
+
+def _graph(source=SOURCE):
+    return GraphScope(ast.parse(source), "pkg.model", "pkg/model.py", ProjectIndex(), None, source)
+
+
+def test_the_module_walk_is_a_preorder_with_spans_and_parent_links():
+    graph = _graph()
+    assert [id(n) for n in graph.order] == [id(n) for n in _recursive_preorder(graph.tree)]
+    for node in graph.order[1:]:
+        assert node in child_nodes(parent_of(node))
+    for node in graph.order:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            assert [id(n) for n in graph.subtree(node)] == [id(n) for n in _recursive_preorder(node)]
+
+
+def test_scope_nodes_put_default_values_first_and_leave_nested_scopes_closed():
+    graph = _graph()
+    helper = next(n for n in graph.order if isinstance(n, ast.FunctionDef) and n.name == "helper")
+    found = _scope_nodes(graph, helper)
+    arguments = helper.args
+    expected = []
+    for item in [*arguments.defaults, *[d for d in arguments.kw_defaults if d is not None], *helper.body]:
+        stack = [item]
+        while stack:  # preorder, not entering nested defs, lambdas and classes
+            node = stack.pop()
+            expected.append(node)
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.extend(reversed(child_nodes(node)))
+    assert [id(n) for n in found] == [id(n) for n in expected]
+    assert not any(isinstance(n, ast.Constant) and n.value == "ms.Tensor" for n in found)  # return annotation
+    assert any(isinstance(n, ast.Lambda) for n in found) and not any(isinstance(n, ast.BinOp) and
+                                                                     isinstance(n.left, ast.Name) and
+                                                                     n.left.id == "v" for n in found)
+
+
+def test_a_linted_tree_is_freed_and_the_index_keeps_no_node(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "model.py").write_text(SOURCE)
+    linter = Linter(Settings(select=("ALL",)))
+    linter.index.add_file(str(package / "model.py"))
+    from ms_lint.source import parse, read
+
+    source = read(str(package / "model.py"))
+    tree = parse(source)
+    alive = weakref.ref(tree)
+    linter.lint_tree(tree, source)
+    assert not any(hasattr(node, PARENT) for node in ast.walk(tree))
+    del tree
+    gc.disable()  # freed by reference counting alone: no cycle is left
+    try:
+        assert alive() is None
+    finally:
+        gc.enable()
+    summary = linter.index.module("pkg.model").classes["Net"]
+    assert summary._node is None  # the index holds facts...
+    assert summary.node is not None and summary.node.name == "Net"  # ...and parses the class again on demand
+
+
+def test_the_training_pre_filter_is_the_regex_it_replaces():
+    from ms_lint.training import _FULL, _casts_or_trains
+
+    for text in ("Model(", "net = Model(net)", "xModel(", "_Model(", "BaseModel( Model(", "éModel(", "1Model(",
+                 ".Model(", "to_float(", "amp_level", "TrainOneStepCell", "model(", ""):
+        assert _casts_or_trains(text) == (_FULL.search(text) is not None), text
