@@ -14,7 +14,6 @@ import argparse
 import ast
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -49,15 +48,19 @@ def parse_floor(files) -> float:
 
 
 def timed(command, cwd) -> tuple:
-    """(wall seconds, peak resident memory in MB of the child) for one run of `command`."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """(wall seconds, peak resident memory in MB of the child) for one run of `command`. The peak is the child's
+    own (`wait4`): RUSAGE_CHILDREN would report the largest child so far, a pylint run of an earlier corpus."""
     start = time.perf_counter()
-    completed = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    elapsed = time.perf_counter() - start
-    if completed.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed ({completed.returncode}):\n{completed.stderr[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(peak, before) / 1024
+    with tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode not in (0, 1):
+            errors.seek(0)
+            raise SystemExit(f"{' '.join(command)} failed ({child.returncode}):\n"
+                             f"{errors.read().decode(errors='replace')[-2000:]}")
+    return elapsed, usage.ru_maxrss / 1024
 
 
 def median_run(command, cwd, runs, prepare=None) -> tuple:

@@ -599,8 +599,8 @@ _CLOSE = object()  # marks the end of a scope's subtree on the stack of `_preord
 
 def _preorder(root: ast.AST):
     """Every node under `root` (itself included) in preorder, with the parent links set, the (start, end) of
-    `root` and of each def, lambda and class in that list, and the positions of the `_INDEXED_KINDS` in it. The one full walk of a module: `child_nodes`
-    is inlined here, and the parent links are set as plain attributes (`PARENT`)."""
+    `root` and of each def, lambda and class in that list, and the positions of the `_INDEXED_KINDS` in it.
+    The one full walk of a module: `child_nodes` is inlined, the parent links are plain attributes (`PARENT`)."""
     order: List[ast.AST] = []
     spans: Dict[ast.AST, Tuple[int, int]] = {}
     positions: Dict[type, List[int]] = {kind: [] for kind in _INDEXED_KINDS}

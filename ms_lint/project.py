@@ -299,7 +299,10 @@ class ProjectIndex:
     def module(self, name: str) -> Optional[ModuleSummary]:
         summary = self._module(name)
         if self.consulted is not None:
-            self.consulted[name] = summary.path if summary is not None else None
+            # the file the name resolves to, as the cache checks it (`find`): the summary of a linted module
+            # carries the path it was linted under, often relative, which never matched and made a warm run
+            # lint every module depending on an already linted one again
+            self.consulted[name] = (self.find(name) or summary.path) if summary is not None else None
         return summary
 
     def _module(self, name: str) -> Optional[ModuleSummary]:
