@@ -111,7 +111,7 @@ def _check(lint, linter, source, before_text, before, after_text, applied):
         after_tree = ast.parse(after_text)
     except (SyntaxError, ValueError) as error:
         return f"the fixed code does not parse ({getattr(error, 'msg', error)})", []
-    undefined = _undefined_names(after_tree) - _undefined_names(ast.parse(before_text))
+    undefined = _undefined_names(after_tree) - _undefined_in(before_text)
     if undefined:
         return f"the fix leaves {', '.join(f'`{n}`' for n in sorted(undefined))} undefined", []
     after = lint(linter, source, after_text)
@@ -123,6 +123,12 @@ def _check(lint, linter, source, before_text, before, after_text, applied):
         code, message = new[0]
         return f"the fix introduces {code}: {message}", after
     return None, after
+
+
+@functools.lru_cache(maxsize=8)
+def _undefined_in(text: str) -> frozenset:
+    """`_undefined_names` of a text every attempt of a pass is compared with: parsed and walked once."""
+    return frozenset(_undefined_names(ast.parse(text)))
 
 
 def _undefined_names(tree: ast.AST) -> set:

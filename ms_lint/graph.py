@@ -21,7 +21,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 from ms_lint import framework
 from ms_lint.imports import ImportMap
 from ms_lint.project import ClassSummary, ProjectIndex, summarize, summarize_class
-from ms_lint.source import _CHILD_FIELDS, LISTS_WITH_NONE, child_fields
+from ms_lint.source import CHILD_FIELDS, LISTS_WITH_NONE, child_fields
 from ms_lint.source import child_nodes, walk  # noqa: F401 - re-exported: the tree helpers of the analysis layer
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
@@ -607,7 +607,7 @@ def _preorder(root: ast.AST):
     opened: List[Tuple[ast.AST, int]] = [(root, 0)]
     stack: list = [_CLOSE, root]
     append, pop = order.append, stack.pop
-    fields_of = _CHILD_FIELDS
+    fields_of = CHILD_FIELDS
     while stack:
         node = pop()
         if node is _CLOSE:

@@ -134,27 +134,33 @@ def changed_classes(original: ast.Module, original_text: str, fixed: ast.Module,
     return sorted(name for name in cells if before.get(name) != after.get(name))
 
 
+def _class_spans(tree: ast.Module) -> Dict[str, Tuple[int, int]]:
+    """Top-level class name -> its (first, last) row, decorators included."""
+    return {node.name: (min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno)
+            for node in tree.body if isinstance(node, ast.ClassDef)}
+
+
+def _owner(spans: Dict[str, Tuple[int, int]], row: int) -> Optional[str]:
+    """The top-level class `row` lies in, if any."""
+    return next((name for name, (first, last) in spans.items() if first <= row <= last), None)
+
+
 def _segments(tree: ast.Module, text: str):
     """(class name -> its source, the source of everything else with the classes cut out)."""
-    classes, lines, cut = {}, text.splitlines(keepends=True), []
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            classes[node.name] = "".join(lines[first - 1:node.end_lineno])
-            cut.append((first, node.end_lineno))
-    rest = [line for row, line in enumerate(lines, 1) if not any(a <= row <= b for a, b in cut)]
+    lines, spans = text.splitlines(keepends=True), _class_spans(tree)
+    classes = {name: "".join(lines[first - 1:last]) for name, (first, last) in spans.items()}
+    rest = [line for row, line in enumerate(lines, 1) if _owner(spans, row) is None]
     return classes, "".join(rest)
 
 
 def attribute(original: ast.Module, cells: Iterable[str], applied: Sequence[Diagnostic]) -> Dict[str, list]:
     """Which fixes touched which of `cells`: by where the fix is reported; a fix outside every class touches them
     all, a fix inside another class none."""
-    ranges = {node.name: (min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno)
-              for node in original.body if isinstance(node, ast.ClassDef)}
+    spans = _class_spans(original)
     touched: Dict[str, List[Diagnostic]] = {name: [] for name in cells}
     for diagnostic in applied:
-        owners = [name for name, (first, last) in ranges.items() if first <= diagnostic.row <= last]
-        for name in owners or touched:
+        owner = _owner(spans, diagnostic.row)
+        for name in [owner] if owner else touched:
             if name in touched:
                 touched[name].append(diagnostic)
     return touched
@@ -336,8 +342,8 @@ def validate_fixes(linter, fixes, applicabilities, project=(), stream=None) -> O
         previous = by_path[job.path]
         refixed = fix_source(linter, previous.source, applicabilities, project, withhold=_inside(worse))
         kept, _ = _segments(ast.parse(refixed.text), refixed.text)
-        if any(kept.get(name) != _segments(ast.parse(job.original_text), job.original_text)[0].get(name)
-               for name in worse):  # defensive: never write a harmful class
+        original, _ = _segments(ast.parse(job.original_text), job.original_text)
+        if any(kept.get(name) != original.get(name) for name in worse):  # defensive: never write a harmful class
             refixed = FileFix(previous.source, previous.source.text, remaining=previous.remaining)
         replacements[job.path] = refixed
         print(f"{job.path}: fixes not applied, they make {', '.join(worse)} worse: "
@@ -349,14 +355,11 @@ def validate_fixes(linter, fixes, applicabilities, project=(), stream=None) -> O
 def _inside(classes: Sequence[str]):
     """A `withhold` predicate: fixes reported inside one of `classes`, or outside every class (those may change
     any Cell), in the text they apply to."""
-    @functools.lru_cache(maxsize=4)
-    def ranges(text: str):
-        return [(node.name, min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno)
-                for node in ast.parse(text).body if isinstance(node, ast.ClassDef)]
+    spans = functools.lru_cache(maxsize=4)(lambda text: _class_spans(ast.parse(text)))
 
     def withhold(diagnostic: Diagnostic, text: str) -> bool:
-        owners = [name for name, first, last in ranges(text) if first <= diagnostic.row <= last]
-        return not owners or owners[0] in classes
+        owner = _owner(spans(text), diagnostic.row)
+        return owner is None or owner in classes
     return withhold
 
 
