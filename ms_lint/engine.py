@@ -270,7 +270,11 @@ class Linter:
         """The hooks of the selected rules on the parts of the module they look at, in preorder (the module was
         walked once, iteratively, by GraphScope: no recursion limit)."""
         text = ctx.source.text
-        active = [rule for rule in rules if not rule.needles or any(n in text for n in rule.needles)]
+        graph = ctx.graph
+        # a rule runs where its scope is (Cell classes, graph code) and only if the text has one of its needles
+        present = {"module", *(("cell",) if graph.cells else ()), *(("graph",) if graph.compiled else ())}
+        active = [rule for rule in rules if rule.scope in present and (
+            not rule.needles or any(needle in text for needle in rule.needles))]
         # node class -> its hooks (rule, method), in rule order, for each (in a Cell class, in graph code) case
         hooks_of: Dict[type, List[Tuple[Rule, object]]] = {}
         for rule in active:
@@ -282,7 +286,6 @@ class Linter:
                            for in_cell in (False, True) for compiled in (False, True)}
                     for kind, hooks in hooks_of.items()}
         scopes = {rule.scope for rule in active}
-        graph = ctx.graph
         if "module" in scopes:
             roots = [(ctx.tree, False, False)]
         else:

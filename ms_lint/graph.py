@@ -104,6 +104,7 @@ class GraphScope:
         self._qualnames: Dict[ast.AST, Optional[str]] = {}
         self._local_uses: Dict[FunctionNode, Dict[str, List[ast.AST]]] = {}
         self._derived: Optional[Dict[str, List[CellClass]]] = None
+        self._top_level: Optional[Dict[str, FunctionNode]] = None
         # function -> the calls in graph code that reach it (for inferring what its parameters hold)
         self.call_sites: Dict[FunctionNode, List[ast.Call]] = {}
         self._collect_classes()
@@ -113,12 +114,12 @@ class GraphScope:
         """Break the reference cycles that tie the tree together once the module is linted (parent links, caches
         on the tree that point back at it), so that reference counting frees it at once: left to the cyclic
         garbage collector, every linted tree would be scanned again and again by its full collections."""
-        for node in itertools.islice(self.order, 1, None):  # every node but the root has a parent link
-            del node._msl_parent
+        # every node but the root has a parent link (deleted in a C loop: millions of nodes)
+        deque(map(delattr, itertools.islice(self.order, 1, None), itertools.repeat(PARENT)), 0)
         tree = self.tree
         for key in [key for key in vars(tree) if key.startswith("_msl")]:
             delattr(tree, key)
-        self.order, self._spans, self._positions, self._derived = [], {}, {}, None
+        self.order, self._spans, self._positions, self._derived, self._top_level = [], {}, {}, None, None
         for cache in (self._function_nodes, self._local_names, self._function_imports, self._tensor_values,
                       self._qualnames, self._local_uses, self.call_sites):
             cache.clear()
@@ -147,6 +148,25 @@ class GraphScope:
         positions = self._positions[kind]
         order = self.order
         return [order[i] for i in positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]]
+
+    def with_enclosing_def(self, kind: type) -> Iterator[Tuple[ast.AST, Optional[ast.AST]]]:
+        """Every node of class `kind` (one of `_INDEXED_KINDS`) in the module, in preorder, with the innermost
+        def around it (a lambda is not a def; a call in a def's decorators or defaults is the def's), found by
+        sweeping the recorded positions and spans instead of climbing parent links."""
+        order = self.order
+        defs = sorted((start, end, node) for node, (start, end) in self._spans.items()
+                      if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef)
+        around: List[Tuple[int, int, ast.AST]] = []  # the defs open at the current position, innermost last
+        following = 0
+        for position in self._positions[kind]:
+            while following < len(defs) and defs[following][0] < position:
+                while around and around[-1][1] <= defs[following][0]:
+                    around.pop()
+                around.append(defs[following])
+                following += 1
+            while around and around[-1][1] <= position:
+                around.pop()
+            yield order[position], around[-1][2] if around else None
 
     def _summarized(self, method: ast.AST) -> List[ast.AST]:
         """What a class summary looks at in a method: its assignments and calls, and `self.__dict__` (rarely
@@ -392,7 +412,8 @@ class GraphScope:
         """Every class of the module, nested ones included, and which of them are Cells."""
         module = self.imports.module
         nested_names: Dict[str, str] = {}
-        for node in _all_statements(self.tree.body):
+        class_rows = sorted(node.lineno for node in self._spans if node.__class__ is ast.ClassDef)
+        for node in _all_statements(self.tree.body, class_rows):
             if not isinstance(node, ast.ClassDef):
                 continue
             summary = self.summary.classes.get(node.name)
@@ -476,7 +497,7 @@ class GraphScope:
         """Functions called from `function` (with the class `self` is an instance of), marking parents on the way."""
         self_name = _self_name(function) if cls is not None and function in self._owner else None
         owner = self._owner.get(function)
-        top_level = {name for name in self.summary.functions}
+        top_level = self._top_level_defs()
         locals_ = self.local_names(function)
         nodes = self.nodes_of(function)
         for nested in nodes.nested:
@@ -495,6 +516,15 @@ class GraphScope:
                     if prop is not None:
                         yield prop, cls
 
+    def _top_level_defs(self) -> Dict[str, FunctionNode]:
+        """The first def of each name in the module's body, by name."""
+        if self._top_level is None:
+            self._top_level = {}
+            for stmt in self.tree.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self._top_level.setdefault(stmt.name, stmt)
+        return self._top_level
+
     def _property(self, cls: ClassSummary, name: str):
         for current in self.mro(cls):
             if name in current.properties:
@@ -507,9 +537,7 @@ class GraphScope:
     def _call_target(self, func, cls, self_name, owner, top_level, locals_):
         if isinstance(func, ast.Name):
             if func.id in top_level and func.id not in locals_:
-                for stmt in self.tree.body:
-                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == func.id:
-                        return stmt, None
+                return top_level[func.id], None
             return None
         if not isinstance(func, ast.Attribute):
             return None
@@ -641,12 +669,17 @@ def _preorder(root: ast.AST):
     return order, spans, positions
 
 
-def _all_statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of a module, entering functions and classes (classes can be nested anywhere)."""
+def _all_statements(body: List[ast.stmt], rows: Optional[List[int]] = None) -> Iterator[ast.stmt]:
+    """Every statement of a module, entering functions and classes (classes can be nested anywhere); with the
+    sorted `rows`, only the statements on whose lines one of them is entered (the statements around a row)."""
     stack = list(reversed(body))
     while stack:
         stmt = stack.pop()
         yield stmt
+        if rows is not None:
+            index = bisect.bisect_right(rows, stmt.lineno)
+            if index == len(rows) or rows[index] > stmt.end_lineno:
+                continue
         for name in ("body", "orelse", "finalbody", "handlers", "cases"):
             block = getattr(stmt, name, None)
             if isinstance(block, list):

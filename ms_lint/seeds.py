@@ -1,7 +1,7 @@
 """What a script seeds and where it starts distributed training: the per-module facts of MSL053.
 
-Recorded during the engine's walk of a module (`ScriptSeeds.of(ctx).call(node)` for every call) and turned into
-JSON-able facts by `facts()`: whether the module is an entry script that trains, its `init()` /
+Gathered by one sweep over the calls of a module (`ScriptSeeds.of(ctx)`) and turned into JSON-able facts by
+`facts()`: whether the module is an entry script that trains, its `init()` /
 `set_auto_parallel_context(parallel_mode=...)` calls with the fix inserting `set_seed` before them, the seeds,
 project calls and network constructions of each function in order, the project functions that seed directly and
 the project functions they call, and the project modules it imports (a module may seed at import time).
@@ -9,6 +9,8 @@ the project functions they call, and the project modules it imports (a module ma
 from __future__ import annotations
 
 import ast
+import bisect
+import functools
 import os
 import re
 import weakref
@@ -41,9 +43,12 @@ _CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 class ScriptSeeds:
     @classmethod
     def of(cls, ctx) -> "ScriptSeeds":
+        """The facts of the module of `ctx`, from one sweep over its calls (memoised on the tree)."""
         found = getattr(ctx.tree, _ATTRIBUTE, None)
         if found is None:
             found = cls(ctx)
+            for call, function in ctx.graph.with_enclosing_def(ast.Call):
+                found.call(call, function)
             setattr(ctx.tree, _ATTRIBUTE, found)
         return found
 
@@ -59,12 +64,19 @@ class ScriptSeeds:
         self.broadcast = False
         self.training = os.path.basename(ctx.path).startswith("train")
         self.imports: Set[str] = set()
+        # Only an `init()` resolving to mindspore.communication or a `set_auto_parallel_context` call makes a
+        # module distributed, and imports resolve within the module, so its text must spell one of them; the
+        # facts only such a module reports (training, the order of events, imports) are not gathered otherwise.
+        text = ctx.source.text
+        self.may_be_distributed = "communication" in text or "set_auto_parallel_context" in text
         self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}})
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
-        self._defs: Dict[ast.AST, Optional[ast.AST]] = {}  # see _def_around
-        for stmt in statements(ctx.tree.body):
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                self._note_import(stmt)
+        self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
+        self._import_rows = _import_rows(text)
+        if self.may_be_distributed:
+            for stmt in statements(ctx.tree.body):
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    self._note_import(stmt)
 
     def facts(self) -> dict:
         if not (self.distributed or self.functions or self.module_seed):
@@ -129,34 +141,14 @@ class ScriptSeeds:
         return os.path.basename(path).startswith("train") and \
             not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(path)), "__init__.py"))
 
-    def call(self, node: ast.Call) -> None:
-        statement = parent_of(node)
-        while statement is not None and not isinstance(statement, ast.stmt):
-            statement = parent_of(statement)
-        function = self._def_around(statement) if statement is not None else None
+    def call(self, node: ast.Call, function: Optional[ast.AST]) -> None:
+        """Record a call of the module; `function` is the innermost def around it (its own def for a call in a
+        decorator or a default)."""
         if function is None:
             qualname, scope, imports = None, "<module>", self.graph.imports
         else:
             qualname, scope, imports = self._function(function)
-        self._call(node, scope, qualname, statement or node, imports.qualname(node.func))
-
-    def _def_around(self, node: ast.AST) -> Optional[ast.AST]:
-        """The innermost def holding `node` (itself if it is one), up to the module: memoised, as every call of
-        the module asks."""
-        climbed = []
-        found = None
-        while node is not None and not isinstance(node, ast.Module):
-            if node in self._defs:
-                found = self._defs[node]
-                break
-            climbed.append(node)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found = node
-                break
-            node = parent_of(node)
-        for node in climbed:
-            self._defs[node] = found
-        return found
+        self._call(node, scope, qualname, imports.qualname(node.func))
 
     def _function(self, function) -> Tuple[str, str, ImportMap]:
         """(qualified name, scope name, import map) of a function: `model.Net.build`, `model.main.<locals>.f`."""
@@ -173,11 +165,17 @@ class ScriptSeeds:
                 ancestor = parent_of(ancestor)
             qualname = ".".join([self.module, *reversed(names)])
             imports = self._function(outer)[2] if outer is not None else self.graph.imports
-            if any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements(function.body)):
+            if self._spells_import(function) and any(
+                    isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements(function.body)):
                 imports = ImportMap.of_block(function.body, imports.module, imports.is_package, imports,
                                              define_locals=False)
             found = self._functions[function] = (qualname, f"{qualname}#{function.lineno}", imports)
         return found
+
+    def _spells_import(self, function: ast.AST) -> bool:
+        rows = self._import_rows
+        index = bisect.bisect_left(rows, function.lineno)
+        return index < len(rows) and rows[index] <= function.end_lineno
 
     def _note_import(self, stmt) -> None:
         if isinstance(stmt, ast.Import):
@@ -191,28 +189,17 @@ class ScriptSeeds:
             if self.graph.index.find(name) is not None and name != self.module:
                 self.imports.add(name)
 
-    def _call(self, node: ast.Call, scope: str, function: Optional[str], statement: ast.stmt,
-              qualname: Optional[str]) -> None:
+    def _call(self, node: ast.Call, scope: str, function: Optional[str], qualname: Optional[str]) -> None:
         last = (qualname or _attr_name(node.func)).rpartition(".")[2]
-        if qualname in INIT:
-            self._distributed(node, scope, "init", statement)
-        elif last == "set_auto_parallel_context":
-            for keyword in node.keywords:
-                if keyword.arg == "parameter_broadcast" and isinstance(keyword.value, ast.Constant) \
-                        and keyword.value.value is True:
-                    self.broadcast = True
-                elif keyword.arg == "parallel_mode" and _parallel_mode(keyword.value):
-                    self._distributed(node, scope, "parallel", statement)
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "train":
-            self.training = True
-        if _TRAINING_CALLS.search(last) or last.endswith("Optimizer") or self._is_optimizer(qualname):
-            self.training = True
+        if self.may_be_distributed:
+            self._note_distributed_facts(node, scope, qualname, last)
         kind, target = self._kind(node, qualname, last)
         if kind is None:
             return
         if kind == "seed" and scope == "<module>":
             self.module_seed = True
-        self.scopes.setdefault(scope, []).append([node.lineno, kind, target])
+        if self.may_be_distributed:
+            self.scopes.setdefault(scope, []).append([node.lineno, kind, target])
         if function is not None and kind in ("seed", "call"):
             entry = self.functions.setdefault(function, {"seeds": False, "calls": []})
             if kind == "seed":
@@ -220,13 +207,29 @@ class ScriptSeeds:
             elif target not in entry["calls"]:
                 entry["calls"].append(target)
 
+    def _note_distributed_facts(self, node: ast.Call, scope: str, qualname: Optional[str], last: str) -> None:
+        """Distributed training started, parameters broadcast, and whether the module trains."""
+        if qualname in INIT:
+            self._distributed(node, scope, "init")
+        elif last == "set_auto_parallel_context":
+            for keyword in node.keywords:
+                if keyword.arg == "parameter_broadcast" and isinstance(keyword.value, ast.Constant) \
+                        and keyword.value.value is True:
+                    self.broadcast = True
+                elif keyword.arg == "parallel_mode" and _parallel_mode(keyword.value):
+                    self._distributed(node, scope, "parallel")
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "train":
+            self.training = True
+        if _TRAINING_CALLS.search(last) or last.endswith("Optimizer") or self._is_optimizer(qualname):
+            self.training = True
+
     def _kind(self, node: ast.Call, qualname: Optional[str], last: str):
         """("seed", None), ("call", project function), ("maybe_build", name) or (None, None)."""
         if qualname in NOT_SEEDS:
             return None, None
         if qualname in SEEDS:
             return "seed", None
-        if last[:1].isupper() or _NETWORK_BUILDER.match(last):
+        if last[:1].isupper() or _builds_by_name(last):
             return "maybe_build", qualname or last
         project = self._project_function(qualname)
         if project is not None:
@@ -238,18 +241,26 @@ class ScriptSeeds:
     def _builds_network(self, name: str) -> bool:
         """A Cell class instantiated, or a `create_model()`-like call."""
         last = name.rpartition(".")[2]
-        return bool(_NETWORK_BUILDER.match(last)) or (last[:1].isupper() and self.graph.is_cell_class(name))
+        return _builds_by_name(last) or (last[:1].isupper() and self.graph.is_cell_class(name))
 
     def _project_function(self, qualname: Optional[str]) -> Optional[str]:
         """The qualified name of a function defined in a module of the linted project, else None."""
         if not qualname or "." not in qualname:
             return None
+        if qualname not in self._projects:
+            self._projects[qualname] = self._project_module_defining(qualname)
+        module = self._projects[qualname]
+        if module is None:
+            return None
+        self.call_modules[qualname] = module
+        return qualname
+
+    def _project_module_defining(self, qualname: str) -> Optional[str]:
         parts = qualname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
             if module == self.module or self._is_project_module(module):
-                self.call_modules[qualname] = module
-                return qualname
+                return module
         return None
 
     def _is_project_module(self, module: str) -> bool:
@@ -265,13 +276,17 @@ class ScriptSeeds:
         return package.startswith(_OPTIMIZER_PACKAGES) or (
             package == "mindspore.nn" and last in _MINDSPORE_OPTIMIZERS)
 
-    def _distributed(self, node: ast.Call, scope: str, kind: str, statement: ast.stmt) -> None:
+    def _distributed(self, node: ast.Call, scope: str, kind: str) -> None:
         text = self.ctx.text(node)
         text = " ".join(text.split())
         if len(text) > 50:
             text = f"{self.ctx.text(node.func)}(...)"
+        statement = parent_of(node)
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = parent_of(statement)
         self.distributed.append({"kind": kind, "scope": scope, "text": text,
-                                 "span": [*self.ctx.start(node), *self.ctx.end(node)], "fix": self._fix(statement)})
+                                 "span": [*self.ctx.start(node), *self.ctx.end(node)],
+                                 "fix": self._fix(statement or node)})
 
     def _fix(self, statement: ast.stmt):
         row, column = self.ctx.start(statement)
@@ -295,3 +310,23 @@ def _parallel_mode(value: ast.expr) -> bool:
 
 def _attr_name(expr: ast.expr) -> str:
     return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _builds_by_name(name: str) -> bool:
+    """`create_model`, `build_network`... (asked for the last name of every call)."""
+    return bool(_NETWORK_BUILDER.match(name))
+
+
+def _import_rows(text: str) -> List[int]:
+    """The rows of the lines that spell `import`, in order."""
+    rows: List[int] = []
+    row, counted = 1, 0
+    position = text.find("import")
+    while position != -1:
+        row += text.count("\n", counted, position)
+        counted = position
+        rows.append(row)
+        line_end = text.find("\n", position)
+        position = text.find("import", line_end) if line_end != -1 else -1
+    return rows

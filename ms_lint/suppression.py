@@ -10,11 +10,14 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from ms_lint.source import child_nodes
 
 _MARKERS = re.compile(r"noqa|pylint\s*:|ms-lint\s*:|flake8\s*:", re.I)
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[\s,]+[A-Z][A-Z0-9]*)*))?", re.I)
@@ -24,6 +27,10 @@ _PYLINT = re.compile(r"#\s*pylint\s*:\s*(?P<verb>disable-next|disable|enable|ski
                      re.I)
 
 ALL = "*"
+# What every match of `_MARKERS` starts with, lowered
+_MARKER_WORDS = ("noqa", "pylint", "ms-lint", "flake8")
+# The only non-ASCII characters that a case-insensitive regex matches to ASCII letters (İ ı ſ, Kelvin's K)
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 # Text without which no comment can skip the file (a superset of what `parse` recognises as skip-file)
 _MAY_SKIP_FILE = re.compile(r"skip-file|flake8\s*:\s*noqa", re.I)
 
@@ -49,20 +56,20 @@ class Suppressions:
 
 def may_skip_file(text: str) -> bool:
     """False when no comment of `text` can skip the whole file: `parse` may then wait for a first diagnostic."""
-    if text.isascii():  # a case-insensitive regex scans slowly; lowering ASCII text matches the same way
-        lowered = text.lower()
-        if "skip-file" not in lowered and "flake8" not in lowered:
-            return False
+    lowered = _lowered(text)
+    if lowered is not None and "skip-file" not in lowered and "flake8" not in lowered:
+        return False
     return _MAY_SKIP_FILE.search(text) is not None
 
 
 def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
     result = Suppressions()
-    if not _MARKERS.search(text):
+    lowered = _lowered(text)
+    if not (any(word in lowered for word in _MARKER_WORDS) if lowered is not None else _MARKERS.search(text)):
         return result
-    blocks = _Blocks(tree)
+    blocks: Optional[_Blocks] = None  # built for the first block-scoped disable
     open_disables: Dict[str, Tuple[int, int]] = {}  # name -> (start row, end row of its block)
-    for row, column, comment, own_line in _comments(text, _last_marker_row(text)):
+    for row, column, comment, own_line in _marked_comments(text, tree):
         if _FLAKE8_FILE.search(comment):
             result.skip_file = True
         match = _MS_LINT.search(comment)
@@ -85,10 +92,12 @@ def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
             elif verb == "disable-next":
                 result.lines.setdefault(row + 1, set()).update(names)
             elif verb == "disable" and own_line:
+                blocks = blocks or _Blocks(tree)
                 end = blocks.end_of_enclosing(row)
                 for name in names:
                     open_disables[name] = (row, end)
             elif verb == "disable":
+                blocks = blocks or _Blocks(tree)
                 end = blocks.end_of_opened(row)
                 if end is None:
                     result.lines.setdefault(row, set()).update(names)
@@ -111,20 +120,132 @@ def _names(text: Optional[str]) -> Set[str]:
     return {ALL if n.lower() == "all" else n for n in names}
 
 
-def _last_marker_row(text: str) -> int:
-    """The last row that can hold a suppression comment (rows as `_comments` counts them: `io.StringIO` lines
-    end at "\\n" only): no comment after it can matter, so tokenizing (the slow part) stops there."""
-    last = 0
-    for row, line in enumerate(text.split("\n"), 1):
-        if _MARKERS.search(line):
-            last = row
-    return last
+def _lowered(text: str) -> Optional[str]:
+    """`text` lowered, where a substring search in it finds all that a case-insensitive regex would: not when
+    it holds one of the four non-ASCII characters such a regex matches to an ASCII letter (then None)."""
+    if not text.isascii() and any(character in text for character in _FOLDS_TO_ASCII):
+        return None
+    return text.lower()
 
 
-def _comments(text: str, last_row: int):
-    """(row, column, text, own_line) of every comment token up to `last_row`; a file that fails to tokenize
-    yields what it could."""
-    lines = text.splitlines()
+def _marked_comments(text: str, tree: Optional[ast.Module]) -> List[Tuple[int, int, str, bool]]:
+    """(row, column, text, own_line) of the comments that hold a marker (no other comment can suppress), in row
+    order."""
+    lines = text.split("\n")
+    marked = [row for row, line in enumerate(lines, 1) if "#" in line and _MARKERS.search(line, line.index("#"))]
+    return _comments_on(text, lines, tree, marked) if marked else []
+
+
+def _comments_on(text: str, lines: List[str], tree: Optional[ast.Module], rows: List[int]):
+    """The comments on the sorted `rows` of `lines` (`text` split at "\\n"). A `#` outside every string literal
+    of the tree starts a comment, so the string literals on those rows tell where their comments start;
+    tokenizing, the slow way, is left for what they cannot tell, and for text whose rows the tree may count
+    differently (a lone CR, a form feed)."""
+    if tree is None or "\x0c" in text or text.count("\r") != text.count("\r\n"):
+        return [c for c in _tokenized_comments(text, lines, rows[-1]) if c[0] in set(rows)]
+    spans = _string_spans(tree, rows)
+    found = []
+    for row in rows:
+        line = lines[row - 1]
+        column = _comment_start(lines, row, spans)
+        if column is _UNKNOWN:
+            return [c for c in _tokenized_comments(text, lines, rows[-1]) if c[0] in set(rows)]
+        if column is not None:
+            found.append((row, column, line[column:].rstrip("\r"), not line[:column].strip()))
+    return found
+
+
+def _string_spans(tree: ast.Module, rows: List[int]) -> List[Tuple[int, int, int, int]]:
+    """(first row, byte column, last row, end byte column) of the string literals that reach one of the sorted
+    `rows`; only the parts of the tree around those rows are visited."""
+    spans = []
+    stack: List[ast.AST] = [tree]
+    while stack:
+        for child in child_nodes(stack.pop()):
+            first = getattr(child, "lineno", None)
+            if first is not None:
+                decorators = getattr(child, "decorator_list", None)
+                if decorators:  # a def's or class's position starts after its decorators
+                    first = decorators[0].lineno
+                index = bisect.bisect_left(rows, first)
+                if index == len(rows) or rows[index] > child.end_lineno:
+                    continue
+                if child.__class__ is ast.JoinedStr or (
+                        child.__class__ is ast.Constant and isinstance(child.value, (str, bytes))):
+                    spans.append((child.lineno, child.col_offset, child.end_lineno, child.end_col_offset))
+                    continue
+            stack.append(child)
+    return spans
+
+
+_UNKNOWN = object()
+
+
+def _comment_start(lines: List[str], row: int, spans: List[Tuple[int, int, int, int]]):
+    """The column where the comment of `lines[row - 1]` starts, None if it has none, `_UNKNOWN` if the string
+    literals around cannot tell."""
+    encoded = lines[row - 1].encode("utf-8")  # the tree's columns count UTF-8 bytes
+    around = [span for span in spans if span[0] <= row <= span[2]]
+    position = encoded.find(b"#")
+    while position != -1:
+        span = next((span for span in around if _covers(span, row, position, len(encoded))), None)
+        if span is None:
+            return len(encoded[:position].decode("utf-8"))
+        if span[2] > row:  # implicitly concatenated parts may have comments between them
+            inside = _inside_string(lines, span, row, position)
+            if inside is None:
+                return _UNKNOWN
+            if not inside:
+                return len(encoded[:position].decode("utf-8"))
+        position = encoded.find(b"#", position + 1)
+    return None
+
+
+def _covers(span: Tuple[int, int, int, int], row: int, position: int, length: int) -> bool:
+    first, first_column, last, end_column = span
+    return (first_column if first == row else 0) <= position < (end_column if last == row else length)
+
+
+# A string token from its prefix to its closing quote (a backslash escapes a quote in raw strings too)
+_STRING_TOKEN = re.compile(
+    r"[rRbBuUfF]{0,2}(?:"
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""'
+    r"|'''(?:[^'\\]|\\.|'(?!''))*'''"
+    r'|"(?:[^"\\\n]|\\.)*"'
+    r"|'(?:[^'\\\n]|\\.)*')",
+    re.DOTALL)
+
+
+# What may separate the implicitly concatenated parts of a string literal
+_BETWEEN_PARTS = re.compile(r"(?:[ \t]+|\\?\r?\n|#[^\r\n]*)*")
+
+
+def _inside_string(lines: List[str], span: Tuple[int, int, int, int], row: int, position: int) -> Optional[bool]:
+    """Is byte `position` of row `row` inside one of the string tokens of the literal at `span`, rather than
+    between them? None if the tokens cannot be read."""
+    first, first_column, last, _ = span
+    text = "\n".join(lines[first - 1:last])
+    offset = _char_column(lines[first - 1], first_column)
+    target = sum(len(line) + 1 for line in lines[first - 1:row - 1]) + _char_column(lines[row - 1], position)
+    while offset <= target:
+        token = _STRING_TOKEN.match(text, offset)
+        if token is None:
+            return None
+        if target < token.end():
+            return True
+        offset = _BETWEEN_PARTS.match(text, token.end()).end()
+        if target < offset:
+            return False
+    return None
+
+
+def _char_column(line: str, byte_column: int) -> int:
+    return byte_column if line.isascii() else len(line.encode("utf-8")[:byte_column].decode("utf-8"))
+
+
+def _tokenized_comments(text: str, lines: List[str], last_row: int):
+    """(row, column, text, own_line) of every comment token up to `last_row` (rows as `lines`, the text split at
+    "\\n", counts them); a file that fails to tokenize yields what it could."""
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.start[0] > last_row:

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import ast
+import glob
 import textwrap
 
-from ms_lint.graph import GraphScope
+from ms_lint.graph import GraphScope, parent_of
 from ms_lint.project import ProjectIndex
 
 
@@ -153,3 +154,40 @@ def test_mindspore_numpy_alias_is_not_numpy():
     graph = scope("import mindspore.numpy as np\nimport numpy\nx = np.sum\ny = numpy.sum\n")
     values = [stmt.value for stmt in graph.tree.body[2:]]
     assert [graph.qualname(v) for v in values] == ["mindspore.numpy.sum", "numpy.sum"]
+
+
+def _def_by_climbing(graph, node):
+    """The innermost def around `node` the slow way: a call in a def's decorators or defaults is the def's."""
+    node = parent_of(node)
+    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        node = parent_of(node)
+    return node
+
+
+def test_enclosing_defs_found_by_sweeping_are_the_climbed_ones():
+    sources = [textwrap.dedent("""
+        f(1)
+        @dec(g())
+        def outer(a=h(), *, b=lambda: i()):
+            j()
+            class Inner:
+                k()
+                def method(self, c=l()) -> m():
+                    async def inner():
+                        await n()
+                    return (lambda: o())()
+            p()
+        q()
+        """)]
+    sources += [open(path, encoding="utf-8").read() for path in sorted(glob.glob("fixtures/*.py"))]
+    compared = 0
+    for source in sources:
+        if "MSL099" in source:
+            continue  # the fixture of unparsable files
+        graph = GraphScope(ast.parse(source), "m", "m.py", ProjectIndex(), None, source)
+        found = list(graph.with_enclosing_def(ast.Call))
+        assert [call for call, _ in found] == [n for n in graph.order if isinstance(n, ast.Call)]
+        for call, function in found:
+            assert function is _def_by_climbing(graph, call), ast.unparse(call)
+            compared += 1
+    assert compared > 1000

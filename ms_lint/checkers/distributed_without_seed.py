@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import ast
 from typing import Dict, Optional, Set
 
 from ms_lint.rule import Edit, Fix, Import, Rule
@@ -80,12 +79,6 @@ class DistributedWithoutSeed(Rule):
     message = ("`{call}` starts distributed training in an entry script that {problem}: every rank initialises "
                "different weights; call `set_seed(...)` before building the network")
     fix_applicability = "unsafe"
-
-    def visit_call(self, node: ast.Call, ctx):
-        """Calls are recorded during the engine's walk of the module (shared with the other rules); `collect`
-        turns them into the module's facts."""
-        ScriptSeeds.of(ctx).call(node)
-        return ()
 
     def collect(self, ctx):
         return ScriptSeeds.of(ctx).facts()
