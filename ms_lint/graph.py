@@ -88,6 +88,8 @@ class GraphScope:
         # it; everything else that needs a subtree reads a slice of it instead of walking again
         self.order, self._spans, self._positions = _preorder(tree)
         self._dict_spelled = "__dict__" in source_text
+        self._text = source_text
+        self._import_rows: Optional[List[int]] = None
         self.summary = summarize(tree, module, path, self._summarized)
         self.index.register(self.summary)
         self.imports = self.summary.imports
@@ -392,13 +394,24 @@ class GraphScope:
         if imports is None:
             body = function.body if isinstance(function.body, list) else []
             # the bindings of the cached walk hold every import of the body, nested functions' included
-            if body and any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in self.nodes_of(function).bindings):
+            if body and self.spells_import(function) and any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in self.nodes_of(function).bindings):
                 imports = ImportMap.of_block(body, self.imports.module, self.imports.is_package, self.imports,
                                              define_locals=False)
             else:
                 imports = self.imports
             self._function_imports[function] = imports
         return imports
+
+    def spells_import(self, node: ast.AST) -> bool:
+        """Does one of the lines of `node` spell `import` (else it holds no import statement)? Known without
+        walking it. Without the module's text (an analysis built from a tree alone): True."""
+        if not self._text:
+            return True
+        if self._import_rows is None:
+            self._import_rows = _rows_spelling(self._text, "import")
+        rows = self._import_rows
+        index = bisect.bisect_left(rows, node.lineno)
+        return index < len(rows) and rows[index] <= node.end_lineno
 
     def _summary_of(self, qualname: Optional[str]) -> Optional[ClassSummary]:
         if not qualname:
@@ -667,6 +680,20 @@ def _preorder(root: ast.AST):
             children.reverse()
             stack += children
     return order, spans, positions
+
+
+def _rows_spelling(text: str, word: str) -> List[int]:
+    """The rows of the lines of `text` that hold `word`, in order."""
+    rows: List[int] = []
+    row, counted = 1, 0
+    position = text.find(word)
+    while position != -1:
+        row += text.count("\n", counted, position)
+        counted = position
+        rows.append(row)
+        line_end = text.find("\n", position)
+        position = text.find(word, line_end) if line_end != -1 else -1
+    return rows
 
 
 def _all_statements(body: List[ast.stmt], rows: Optional[List[int]] = None) -> Iterator[ast.stmt]:

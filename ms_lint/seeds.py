@@ -9,7 +9,6 @@ the project functions they call, and the project modules it imports (a module ma
 from __future__ import annotations
 
 import ast
-import bisect
 import functools
 import os
 import re
@@ -72,7 +71,6 @@ class ScriptSeeds:
         self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}})
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
         self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
-        self._import_rows = _import_rows(text)
         if self.may_be_distributed:
             for stmt in statements(ctx.tree.body):
                 if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -165,17 +163,12 @@ class ScriptSeeds:
                 ancestor = parent_of(ancestor)
             qualname = ".".join([self.module, *reversed(names)])
             imports = self._function(outer)[2] if outer is not None else self.graph.imports
-            if self._spells_import(function) and any(
+            if self.graph.spells_import(function) and any(
                     isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements(function.body)):
                 imports = ImportMap.of_block(function.body, imports.module, imports.is_package, imports,
                                              define_locals=False)
             found = self._functions[function] = (qualname, f"{qualname}#{function.lineno}", imports)
         return found
-
-    def _spells_import(self, function: ast.AST) -> bool:
-        rows = self._import_rows
-        index = bisect.bisect_left(rows, function.lineno)
-        return index < len(rows) and rows[index] <= function.end_lineno
 
     def _note_import(self, stmt) -> None:
         if isinstance(stmt, ast.Import):
@@ -317,16 +310,3 @@ def _builds_by_name(name: str) -> bool:
     """`create_model`, `build_network`... (asked for the last name of every call)."""
     return bool(_NETWORK_BUILDER.match(name))
 
-
-def _import_rows(text: str) -> List[int]:
-    """The rows of the lines that spell `import`, in order."""
-    rows: List[int] = []
-    row, counted = 1, 0
-    position = text.find("import")
-    while position != -1:
-        row += text.count("\n", counted, position)
-        counted = position
-        rows.append(row)
-        line_end = text.find("\n", position)
-        position = text.find("import", line_end) if line_end != -1 else -1
-    return rows
