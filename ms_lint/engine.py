@@ -189,7 +189,7 @@ class Linter:
                     result.diagnostics.append(diagnostic)
             for rule in rules:
                 if hasattr(rule, "collect"):
-                    facts = self._run(rule.collect, rule, ctx.tree, ctx, result, single=True)
+                    facts = self._collect(rule, ctx, result)
                     if facts:
                         result.facts[rule.code] = facts
         except RecursionError:
@@ -298,7 +298,6 @@ class Linter:
                 roots.extend((function, True, graph.cell_of(function) is not None)
                              for function in graph.compiled if not _inside_any(function, roots))
         order = graph.order  # the module's nodes in preorder: no second walk
-        run = self._run
         for root, compiled, in_cell in roots:
             start, end = graph.span(root)
             outer: List[Tuple[int, bool, bool]] = []  # where the enclosing scopes end, and their flags
@@ -318,22 +317,33 @@ class Linter:
                 if hooks is None:
                     continue
                 for rule, method in hooks[in_cell, compiled]:
-                    found = run(method, rule, node, ctx, result)
+                    try:  # a crashing rule must not take the run down (inline: millions of hook calls)
+                        found = method(node, ctx)
+                        found = list(found) if found else None
+                    except RecursionError:
+                        continue  # pathologically nested expression: the rule gives up on this node
+                    except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
+                        _report_crash(rule, node, ctx, result)
+                        continue
                     if found:
                         yield from found
 
     @staticmethod
-    def _run(method, rule: Rule, node: ast.AST, ctx: Context, result: FileResult, single: bool = False):
-        """A crashing rule must not take the run down: the crash is reported and linting goes on."""
+    def _collect(rule: Rule, ctx: Context, result: FileResult):
+        """A project rule's facts about the module. A crashing rule must not take the run down: the crash is
+        reported and linting goes on (hooks are run the same way, inline, in `_walk`)."""
         try:
-            return method(ctx) if single else list(method(node, ctx) or ())
+            return rule.collect(ctx)
         except RecursionError:
-            return None if single else []  # pathologically nested expression: the rule gives up on this node
+            return None  # pathologically nested expression: the rule gives up
         except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
-            result.internal_errors.append(
-                f"{ctx.path}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} ({rule.name}):\n"
-                + traceback.format_exc())
-            return None if single else []
+            _report_crash(rule, ctx.tree, ctx, result)
+            return None
+
+
+def _report_crash(rule: Rule, node: ast.AST, ctx: Context, result: FileResult) -> None:
+    result.internal_errors.append(f"{ctx.path}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} "
+                                  f"({rule.name}):\n{traceback.format_exc()}")
 
 
 _FUNCTION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})

@@ -130,8 +130,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                                 constructed.add(qualname)
             elif kind is ast.Call:
                 dynamic |= _note_registering_call(sub, self_name, attributes, parameters)
-                if any(isinstance(a, ast.Name) and a.id == self_name for a in (*sub.args, *(k.value for k in
-                                                                                            sub.keywords))):
+                if _passes_name(sub, self_name):
                     self_passing.append(_callee(sub.func))
             elif kind is ast.Attribute and sub.attr == "__dict__" and _is_name(sub.value, self_name):
                 dynamic = True  # self.__dict__.update(...), self.__dict__[name] = ...
@@ -149,6 +148,17 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
         self_passing=tuple(self_passing),
         _node=node,
     )
+
+
+def _passes_name(call: ast.Call, name: str) -> bool:
+    """Is the name one of the call's arguments (`register(self)`, `f(owner=self)`)? Asked of every call."""
+    for argument in call.args:
+        if argument.__class__ is ast.Name and argument.id == name:
+            return True
+    for keyword in call.keywords:
+        if keyword.value.__class__ is ast.Name and keyword.value.id == name:
+            return True
+    return False
 
 
 def _callee(func: ast.expr) -> Callee:
