@@ -21,7 +21,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 from ms_lint import framework
 from ms_lint.imports import ImportMap
 from ms_lint.project import ClassSummary, ProjectIndex, summarize, summarize_class
-from ms_lint.source import CHILD_FIELDS, LISTS_WITH_NONE, child_fields
+from ms_lint.source import LISTS_WITH_NONE, child_fields
 from ms_lint.source import child_nodes, walk  # noqa: F401 - re-exported: the tree helpers of the analysis layer
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
@@ -641,14 +641,15 @@ _CLOSE = object()  # marks the end of a scope's subtree on the stack of `_preord
 def _preorder(root: ast.AST):
     """Every node under `root` (itself included) in preorder, with the parent links set, the (start, end) of
     `root` and of each def, lambda and class in that list, and the positions of the `_INDEXED_KINDS` in it.
-    The one full walk of a module: `child_nodes` is inlined, the parent links are plain attributes (`PARENT`)."""
+    The one full walk of a module, its hottest loop: `child_nodes` inlined, children pushed straight onto the
+    stack (fields and list items reversed), the parent links plain attributes (`PARENT`)."""
     order: List[ast.AST] = []
     spans: Dict[ast.AST, Tuple[int, int]] = {}
     positions: Dict[type, List[int]] = {kind: [] for kind in _INDEXED_KINDS}
     opened: List[Tuple[ast.AST, int]] = [(root, 0)]
     stack: list = [_CLOSE, root]
-    append, pop = order.append, stack.pop
-    fields_of = CHILD_FIELDS
+    append, pop, push = order.append, stack.pop, stack.append
+    reversed_fields = _REVERSED_CHILD_FIELDS
     while stack:
         node = pop()
         if node is _CLOSE:
@@ -658,12 +659,14 @@ def _preorder(root: ast.AST):
         kind = node.__class__
         if kind in _SCOPE_KINDS and node is not root:
             opened.append((node, len(order)))
-            stack.append(_CLOSE)
+            push(_CLOSE)
         elif kind in positions:
             positions[kind].append(len(order))
         append(node)
-        children: List[ast.AST] = []
-        for name in fields_of.get(kind) or child_fields(kind):
+        fields = reversed_fields.get(kind)
+        if fields is None:
+            fields = reversed_fields[kind] = child_fields(kind)[::-1]
+        for name in fields:  # none for the commonest nodes (names, constants)
             value = getattr(node, name, None)
             if value is None:
                 continue
@@ -672,14 +675,14 @@ def _preorder(root: ast.AST):
                     value = [item for item in value if item is not None]
                 for child in value:
                     child._msl_parent = node
-                children += value
-            elif isinstance(value, ast.AST):
+                stack += value[::-1]
+            else:  # the fields walked hold a node, a list of nodes or None
                 value._msl_parent = node
-                children.append(value)
-        if children:
-            children.reverse()
-            stack += children
+                push(value)
     return order, spans, positions
+
+
+_REVERSED_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node class -> `child_fields` backwards
 
 
 def _rows_spelling(text: str, word: str) -> List[int]:

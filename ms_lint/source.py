@@ -149,15 +149,15 @@ _SKIPPED_BY_TYPE = {ast.Constant: {"value"}, ast.Global: {"names"}, ast.Nonlocal
 if hasattr(ast, "MatchSingleton"):  # Python >= 3.10
     _SKIPPED_BY_TYPE[ast.MatchSingleton] = {"value"}
 LISTS_WITH_NONE = {ast.Dict: "keys", ast.arguments: "kw_defaults"}  # `{**d}`, keyword-only without default
-CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # filled by child_fields; graph._preorder reads it in its hot loop
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # filled by child_fields
 
 
 def child_fields(kind: type) -> Tuple[str, ...]:
     """The fields of a node class that can hold nodes to walk (see `child_nodes`)."""
-    fields = CHILD_FIELDS.get(kind)
+    fields = _CHILD_FIELDS.get(kind)
     if fields is None:
         skipped = _SKIPPED_FIELDS | _SKIPPED_BY_TYPE.get(kind, set())
-        fields = CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in skipped)
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in skipped)
     return fields
 
 
@@ -165,7 +165,9 @@ def child_nodes(node: ast.AST) -> List[ast.AST]:
     """`list(ast.iter_child_nodes(node))` without the expression-context and operator singletons, a few times
     faster (the walks of the analysis layer go through it)."""
     kind = node.__class__
-    fields = CHILD_FIELDS.get(kind) or child_fields(kind)
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = child_fields(kind)
     children: List[ast.AST] = []
     for name in fields:
         value = getattr(node, name, None)
