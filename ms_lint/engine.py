@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import itertools
 import os
 import pkgutil
 import traceback
@@ -282,9 +283,10 @@ class Linter:
                 hooks_of.setdefault(node_class, []).append((rule, getattr(rule, method)))
         if not hooks_of:
             return
-        dispatch = {kind: {(in_cell, compiled): tuple(h for h in hooks if _runs(h[0].scope, in_cell, compiled))
-                           for in_cell in (False, True) for compiled in (False, True)}
-                    for kind, hooks in hooks_of.items()}
+        # for each (in a Cell class, in graph code) case: node class -> its hooks (rule, method), in rule order
+        tables = {(in_cell, compiled): {kind: found for kind, hooks in hooks_of.items()
+                                        if (found := tuple(h for h in hooks if _runs(h[0].scope, in_cell, compiled)))}
+                  for in_cell in (False, True) for compiled in (False, True)}
         scopes = {rule.scope for rule in active}
         if "module" in scopes:
             roots = [(ctx.tree, False, False)]
@@ -299,34 +301,25 @@ class Linter:
                              for function in graph.compiled if not _inside_any(function, roots))
         order = graph.order  # the module's nodes in preorder: no second walk
         for root, compiled, in_cell in roots:
-            start, end = graph.span(root)
-            outer: List[Tuple[int, bool, bool]] = []  # where the enclosing scopes end, and their flags
-            scope_end = end
-            for index in range(start, end):
-                while index >= scope_end:
-                    scope_end, compiled, in_cell = outer.pop()
-                node = order[index]
-                kind = node.__class__
-                if kind in _FUNCTION_TYPES:
-                    outer.append((scope_end, compiled, in_cell))
-                    scope_end, compiled = graph.span(node)[1], node in graph.compiled
-                elif kind is ast.ClassDef:
-                    outer.append((scope_end, compiled, in_cell))
-                    scope_end, in_cell = graph.span(node)[1], node in graph.cells
-                hooks = dispatch.get(kind)
-                if hooks is None:
-                    continue
-                for rule, method in hooks[in_cell, compiled]:
-                    try:  # a crashing rule must not take the run down (inline: millions of hook calls)
-                        found = method(node, ctx)
-                        found = list(found) if found else None
-                    except RecursionError:
-                        continue  # pathologically nested expression: the rule gives up on this node
-                    except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
-                        _report_crash(rule, node, ctx, result)
+            for start, end, in_cell, compiled in _runs_of(graph, root, compiled, in_cell):
+                table = tables[in_cell, compiled]
+                if not table:
+                    continue  # no selected rule looks at this kind of code
+                for node in itertools.islice(order, start, end):
+                    hooks = table.get(node.__class__)
+                    if hooks is None:
                         continue
-                    if found:
-                        yield from found
+                    for rule, method in hooks:
+                        try:  # a crashing rule must not take the run down (inline: millions of hook calls)
+                            found = method(node, ctx)
+                            found = list(found) if found else None
+                        except RecursionError:
+                            continue  # pathologically nested expression: the rule gives up on this node
+                        except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
+                            _report_crash(rule, node, ctx, result)
+                            continue
+                        if found:
+                            yield from found
 
     @staticmethod
     def _collect(rule: Rule, ctx: Context, result: FileResult):
@@ -341,12 +334,38 @@ class Linter:
             return None
 
 
+def _runs_of(graph: GraphScope, root: ast.AST, compiled: bool, in_cell: bool) -> List[Tuple[int, int, bool, bool]]:
+    """The stretches of `graph.order` under `root` between the starts and ends of its defs, lambdas and classes,
+    with whether they are in a Cell class and in graph code: (start, end, in_cell, compiled). A def, lambda or
+    class is itself in its own stretch. A def is graph code if it is compiled (nesting does not make it so); a
+    class is a Cell's if it is a Cell."""
+    runs = []
+    start, end = graph.span(root)
+    enclosing = [(end, compiled, in_cell)]  # the scopes open at `position`: their end and flags, innermost last
+    position = start
+    for scope_start, scope_end, scope in graph.scopes_within(root):
+        while enclosing[-1][0] <= scope_start:  # scopes that ended before this one starts
+            closed_end, compiled, in_cell = enclosing.pop()
+            runs.append((position, closed_end, in_cell, compiled))
+            position = closed_end
+        _, compiled, in_cell = enclosing[-1]
+        runs.append((position, scope_start, in_cell, compiled))
+        position = scope_start
+        if scope.__class__ is ast.ClassDef:
+            in_cell = scope in graph.cells
+        else:
+            compiled = scope in graph.compiled
+        enclosing.append((scope_end, compiled, in_cell))
+    while enclosing:
+        closed_end, compiled, in_cell = enclosing.pop()
+        runs.append((position, closed_end, in_cell, compiled))
+        position = closed_end
+    return [run for run in runs if run[0] < run[1]]
+
+
 def _report_crash(rule: Rule, node: ast.AST, ctx: Context, result: FileResult) -> None:
     result.internal_errors.append(f"{ctx.path}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} "
                                   f"({rule.name}):\n{traceback.format_exc()}")
-
-
-_FUNCTION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
 
 
 def _runs(scope: str, in_cell: bool, compiled: bool) -> bool:

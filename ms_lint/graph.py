@@ -107,6 +107,8 @@ class GraphScope:
         self._local_uses: Dict[FunctionNode, Dict[str, List[ast.AST]]] = {}
         self._derived: Optional[Dict[str, List[CellClass]]] = None
         self._top_level: Optional[Dict[str, FunctionNode]] = None
+        self._scopes: Optional[List[Tuple[int, int, ast.AST]]] = None  # see scopes_within
+        self._scope_starts: List[int] = []
         # function -> the calls in graph code that reach it (for inferring what its parameters hold)
         self.call_sites: Dict[FunctionNode, List[ast.Call]] = {}
         self._collect_classes()
@@ -121,7 +123,8 @@ class GraphScope:
         tree = self.tree
         for key in [key for key in vars(tree) if key.startswith("_msl")]:
             delattr(tree, key)
-        self.order, self._spans, self._positions, self._derived, self._top_level = [], {}, {}, None, None
+        self.order, self._spans, self._positions, self._derived = [], {}, {}, None
+        self._top_level, self._scopes, self._scope_starts = None, None, []
         for cache in (self._function_nodes, self._local_names, self._function_imports, self._tensor_values,
                       self._qualnames, self._local_uses, self.call_sites):
             cache.clear()
@@ -130,6 +133,17 @@ class GraphScope:
     def span(self, node: ast.AST) -> Tuple[int, int]:
         """Where the module, a def, a lambda or a class of this module starts and ends in `order`."""
         return self._spans[node]
+
+    def scopes_within(self, node: ast.AST) -> List[Tuple[int, int, ast.AST]]:
+        """(start, end, node) of the defs, lambdas and classes in the subtree of `node` (itself included when it
+        is one), in preorder."""
+        if self._scopes is None:
+            self._scopes = sorted((start, end, scope) for scope, (start, end) in self._spans.items()
+                                  if scope is not self.tree)
+            self._scope_starts = [start for start, _, _ in self._scopes]
+        start, end = self._spans[node]
+        first = bisect.bisect_left(self._scope_starts, start)
+        return self._scopes[first:bisect.bisect_left(self._scope_starts, end, first)]
 
     def body_span(self, function: FunctionNode) -> Tuple[int, int]:
         """Where the body of a def or lambda of this module starts and ends in `order`: a def's arguments come
@@ -394,7 +408,8 @@ class GraphScope:
         if imports is None:
             body = function.body if isinstance(function.body, list) else []
             # the bindings of the cached walk hold every import of the body, nested functions' included
-            if body and self.spells_import(function) and any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in self.nodes_of(function).bindings):
+            if body and self.spells_import(function) and any(
+                    isinstance(s, (ast.Import, ast.ImportFrom)) for s in self.nodes_of(function).bindings):
                 imports = ImportMap.of_block(body, self.imports.module, self.imports.is_package, self.imports,
                                              define_locals=False)
             else:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import ast
 import gc
+import pathlib
 import textwrap
 import weakref
 
 from ms_lint.config import Settings
-from ms_lint.engine import Linter
+from ms_lint.engine import Linter, _runs_of
 from ms_lint.graph import PARENT, GraphScope, parent_of
 from ms_lint.project import ProjectIndex
 from ms_lint.source import child_nodes
 from ms_lint.training import _scope_nodes
 
+FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 SOURCE = textwrap.dedent('''
     import mindspore as ms
     from mindspore import nn
@@ -113,3 +115,42 @@ def test_the_training_pre_filter_is_the_regex_it_replaces():
     for text in ("Model(", "net = Model(net)", "xModel(", "_Model(", "BaseModel( Model(", "éModel(", "1Model(",
                  ".Model(", "to_float(", "amp_level", "TrainOneStepCell", "model(", ""):
         assert _casts_or_trains(text) == (_FULL.search(text) is not None), text
+
+
+def _flags_node_by_node(graph, root, compiled, in_cell):
+    """(in a Cell class, in graph code) of each node under `root`, the way the engine once tracked them: a def or
+    lambda is graph code if it is compiled, a class is a Cell's if it is a Cell, each for its whole subtree."""
+    flags = {}
+    start, end = graph.span(root)
+    outer, scope_end = [], end
+    for index in range(start, end):
+        while index >= scope_end:
+            scope_end, compiled, in_cell = outer.pop()
+        node = graph.order[index]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            outer.append((scope_end, compiled, in_cell))
+            scope_end, compiled = graph.span(node)[1], node in graph.compiled
+        elif isinstance(node, ast.ClassDef):
+            outer.append((scope_end, compiled, in_cell))
+            scope_end, in_cell = graph.span(node)[1], node in graph.cells
+        flags[index] = (in_cell, compiled)
+    return flags
+
+
+def test_the_engine_reads_the_walk_in_stretches_of_equal_flags():
+    sources = [SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]
+    compared = 0
+    for source in sources:
+        try:
+            graph = _graph(source)
+        except SyntaxError:
+            continue  # the fixture of unparsable files
+        roots = [(graph.tree, False, False), *((c.node, False, True) for c in graph.cells.values()),
+                 *((f, True, graph.cell_of(f) is not None) for f in graph.compiled)]
+        for root, compiled, in_cell in roots:
+            by_runs = {}
+            for start, end, run_in_cell, run_compiled in _runs_of(graph, root, compiled, in_cell):
+                by_runs.update(dict.fromkeys(range(start, end), (run_in_cell, run_compiled)))
+            assert by_runs == _flags_node_by_node(graph, root, compiled, in_cell)
+            compared += len(by_runs)
+    assert compared > 20_000
