@@ -207,7 +207,16 @@ class GraphScope:
             if function is None:
                 found = self.imports.qualname(expr)
             else:
-                found = self._imports_of(function).qualname(expr, self.local_names(function))
+                imports = self._imports_of(function)
+                root = expr
+                while root.__class__ is ast.Attribute:
+                    root = root.value
+                # a name no import binds names nothing, local or not: the function's locals (a walk of it) are
+                # needed only for the others (`self.f()`, `x.view()` are most calls)
+                if root.__class__ is not ast.Name or imports.resolve(root.id) is None:
+                    found = None
+                else:
+                    found = imports.qualname(expr, self.local_names(function))
             self._qualnames[expr] = found
         return found
 
