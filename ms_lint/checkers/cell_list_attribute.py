@@ -4,7 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint import fixes, framework
-from ms_lint.graph import enclosing_function
+from ms_lint.graph import enclosing_function, parent_of
 from ms_lint.rule import Fix, Rule
 
 _REGISTERING = frozenset({"insert_child_to_cell", "add_module", "register_module"})
@@ -61,6 +61,8 @@ class CellListAttribute(Rule):
     fix_applicability = "safe"
 
     def visit_assign(self, node: ast.Assign, ctx):
+        if not any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) for t in node.targets):
+            return  # no `self.<attribute> = ...` target: spares finding the method around most assignments
         function = enclosing_function(node)
         if function is None or isinstance(function, ast.Lambda) or ctx.graph.is_compiled(function):
             return
@@ -135,16 +137,13 @@ class CellListAttribute(Rule):
         """`self.x = []` followed by `self.x.append(<Cell>)` (or extend / +=) in the class."""
         if class_node is None:
             return False
-        for node in ast.walk(class_node):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in ("append", "insert", "extend") and _is_self_attribute(
-                        node.func.value, attribute) and node.args:
+        for node in _fillers(ctx, class_node, attribute):
+            if isinstance(node, ast.Call):
                 argument = node.args[-1]
                 if self._is_cell(ctx, argument, function) or self._cell_container(ctx, argument, function, None, "",
                                                                                    ""):
                     return True
-            elif isinstance(node, ast.AugAssign) and _is_self_attribute(node.target, attribute) \
-                    and self._cell_container(ctx, node.value, function, None, "", ""):
+            elif self._cell_container(ctx, node.value, function, None, "", ""):
                 return True
         return False
 
@@ -218,6 +217,27 @@ class CellListAttribute(Rule):
         if content is None:
             return None
         return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, content),), imports)
+
+
+def _fillers(ctx, class_node: ast.ClassDef, attribute: str):
+    """The `<name>.<attribute>.append/insert/extend(...)` calls and `<name>.<attribute> += ...` of a class, in
+    `ast.walk` order, read off the module's walk: by depth, in preorder within a depth."""
+    graph = ctx.graph
+    found = [node for node in graph.of_kind(class_node, ast.Call)
+             if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert", "extend")
+             and _is_self_attribute(node.func.value, attribute) and node.args]
+    found += [node for node in graph.of_kind(class_node, ast.AugAssign) if _is_self_attribute(node.target, attribute)]
+    if len(found) > 1:
+        start, end = graph.span(class_node)
+        found.sort(key=lambda node: (_depth_below(node, class_node), graph.order.index(node, start, end)))
+    return found
+
+
+def _depth_below(node: ast.AST, ancestor: ast.AST) -> int:
+    depth = 0
+    while node is not ancestor:
+        node, depth = parent_of(node), depth + 1
+    return depth
 
 
 def _is_self_attribute(expr, attribute: str) -> bool:

@@ -67,14 +67,16 @@ class DynamicShapeOp(Rule):
     def visit_subscript(self, node: ast.Subscript, ctx):
         if not isinstance(node.ctx, ast.Load):
             return  # `x[mask] = v` keeps the shape of x
+        index = node.slice
+        slices = index.elts if isinstance(index, ast.Tuple) else [index]
+        if not _may_be_mask(index) and not any(_has_computed_bound(part) for part in slices):
+            return  # `x[0]`, `x[:, 1:-1]`, `x[i, j]`: spares the tensor analysis of most subscripts
         tensors = ctx.graph.tensors(node)
         if not tensors.derives(node.value):
             return
-        index = node.slice
         if _is_mask(tensors, index):
             yield self._report(ctx, node, f"boolean-mask indexing `{ctx.text(node)}`")
             return
-        slices = index.elts if isinstance(index, ast.Tuple) else [index]
         for part in slices:
             bounds = [b for b in (part.lower, part.upper, part.step) if b is not None] \
                 if isinstance(part, ast.Slice) else []
@@ -101,6 +103,29 @@ class DynamicShapeOp(Rule):
         return self.report(ctx, node, what=what, note=note, severity="warning" if ascend else None)
 
 
+def _may_be_mask(expr: ast.expr) -> bool:
+    """The forms `_is_mask` can accept."""
+    if isinstance(expr, ast.BinOp):
+        return isinstance(expr.op, _MASK_OPERATORS)
+    if isinstance(expr, ast.UnaryOp):
+        return isinstance(expr.op, ast.Invert)
+    if isinstance(expr, ast.Call):
+        return _call_name(expr) in _MASK_OPS
+    return isinstance(expr, (ast.Compare, ast.Name))
+
+
+def _has_computed_bound(part: ast.expr) -> bool:
+    """A slice with a bound that is not a literal (`1`, `-1`): only such a bound can be tensor data."""
+    return isinstance(part, ast.Slice) and any(
+        bound is not None and not isinstance(bound.operand if isinstance(bound, ast.UnaryOp) else bound, ast.Constant)
+        for bound in (part.lower, part.upper, part.step))
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
 def _is_mask(tensors, expr: ast.expr, depth: int = 0) -> bool:
     """A boolean tensor: a comparison of tensor data, a mask op, `&`/`|`/`^`/`~` of masks, a name bound to one."""
     if depth > 8:
@@ -112,9 +137,7 @@ def _is_mask(tensors, expr: ast.expr, depth: int = 0) -> bool:
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert):
         return _is_mask(tensors, expr.operand, depth + 1)
     if isinstance(expr, ast.Call):
-        func = expr.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return name in _MASK_OPS and tensors.is_graph_tensor(expr)
+        return _call_name(expr) in _MASK_OPS and tensors.is_graph_tensor(expr)
     if isinstance(expr, ast.Name):
         value = tensors.definition(expr)
         return isinstance(value, ast.expr) and _is_mask(tensors, value, depth + 1)

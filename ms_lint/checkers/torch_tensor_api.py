@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint import fixes, framework
 from ms_lint.graph import enclosing_function, parent_of, walk
-from ms_lint.imports import statements
+from ms_lint.imports import imports_in, statements
 from ms_lint.rule import Edit, Fix, Rule
 
 # PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
@@ -21,10 +21,13 @@ _TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "tran
 _MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")
 _MAX_DEPTH = 8
 _BINDING_NODES = "_msl064_binding_nodes"  # index on a function or module node: see _binding_nodes
-_BINDING_TYPES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
-                  ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.FunctionDef,
-                  ast.AsyncFunctionDef, ast.ClassDef)
+_USES_MINDTORCH = "_msl064_uses_mindtorch"  # cache on the module's tree: see _uses_mindtorch
+_BINDING_KINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                            ast.withitem, ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
+                            ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _ON = {"tensor": "on a MindSpore tensor", "cell": "on a MindSpore Cell"}
+_NO_GRAD = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode")
+_NO_GRAD_NAMES = frozenset(qualname.rpartition(".")[2] for qualname in _NO_GRAD)
 
 
 class TorchTensorApi(Rule):
@@ -94,6 +97,10 @@ class TorchTensorApi(Rule):
         method = func.attr
         if method not in MISSING and method not in ("size", "to") or _uses_mindtorch(ctx):
             return
+        # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
+        shown = _torch_device(ctx, _device_argument(node)) if method == "to" else None
+        if method == "to" and shown is None:
+            return
         kind = self._receiver_kind(ctx, func.value, node)
         if kind is None:
             return
@@ -109,25 +116,23 @@ class TorchTensorApi(Rule):
                               consequence=f"`size` is the element count (an int) in MindSpore, so calling it "
                                           f"{failure}; use `.shape`", fix=self._size_fix(ctx, node))
         elif method == "to":
-            device = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "device"),
-                                                         None)
-            shown = _torch_device(ctx, device)
-            if shown is not None:
-                yield self.report(ctx, node, call=call, where=_ON[kind],
-                                  consequence=f"MindSpore 2.10 rejects the device {shown} (ValueError: Failed to "
-                                              f"convert ... to enum); place work with `mindspore.set_device`")
+            yield self.report(ctx, node, call=call, where=_ON[kind],
+                              consequence=f"MindSpore 2.10 rejects the device {shown} (ValueError: Failed to "
+                                          f"convert ... to enum); place work with `mindspore.set_device`")
         elif kind in MISSING[method]:
             yield self.report(ctx, node, call=call, where=_ON[kind], consequence=_missing(method, kind, compiled),
                               fix=self._detach_fix(ctx, node) if method == "detach" else None)
 
     def visit_with(self, node: ast.With, ctx):
         for item in node.items:
-            if _is_no_grad(ctx, item.context_expr) and not _uses_mindtorch(ctx) and _only_mindspore(ctx, node):
+            if _is_no_grad(ctx, item.context_expr, enclosing_function(node)) and not _uses_mindtorch(ctx) \
+                    and _only_mindspore(ctx, node):
                 yield self._no_grad(ctx, item.context_expr)
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
         for decorator in node.decorator_list:
-            if _is_no_grad(ctx, decorator) and not _uses_mindtorch(ctx) and _only_mindspore(ctx, node):
+            # a decorator's names resolve in the scope of the function it decorates (`GraphScope.qualname`)
+            if _is_no_grad(ctx, decorator, node) and not _uses_mindtorch(ctx) and _only_mindspore(ctx, node):
                 yield self._no_grad(ctx, decorator)
 
     def visit_keyword(self, node: ast.keyword, ctx):
@@ -195,9 +200,18 @@ def _short(ctx, expr: ast.expr) -> str:
     return text if isinstance(expr, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)) else f"({text})"
 
 
+def _device_argument(call: ast.Call) -> Optional[ast.expr]:
+    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device"), None)
+
+
 def _uses_mindtorch(ctx) -> bool:
-    imports = ctx.graph.imports
-    return imports.mstorch or any(target.partition(".")[0] == "mindtorch" for target in imports.names.values())
+    """Computed once per module: every candidate call asks."""
+    found = getattr(ctx.tree, _USES_MINDTORCH, None)
+    if found is None:
+        imports = ctx.graph.imports
+        found = imports.mstorch or any(target.partition(".")[0] == "mindtorch" for target in imports.names.values())
+        setattr(ctx.tree, _USES_MINDTORCH, found)
+    return found
 
 
 def _mentions_torch(ctx, expr: ast.expr) -> bool:
@@ -228,9 +242,24 @@ def _is_torch_device_call(ctx, expr) -> bool:
     return isinstance(expr, ast.Call) and ctx.graph.qualname(expr.func) == "torch.device"
 
 
-def _is_no_grad(ctx, expr: ast.expr) -> bool:
+def _is_no_grad(ctx, expr: ast.expr, function) -> bool:
+    """`expr` (read in `function`, None at module level) is `torch.no_grad`, `torch.no_grad()`..."""
     func = expr.func if isinstance(expr, ast.Call) else expr
-    return ctx.graph.qualname(func) in ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode")
+    if not _may_end_in(ctx, func, function, _NO_GRAD_NAMES):
+        return False
+    return ctx.graph.qualname(func) in _NO_GRAD
+
+
+def _may_end_in(ctx, expr: ast.expr, function, last_names) -> bool:
+    """Can `ctx.graph.qualname(expr)` (`expr` read in `function`) end in one of `last_names`? Spares resolving
+    the scopes of most expressions: an attribute's qualname ends in the attribute; a name that no import in its
+    function binds resolves through the module's names (whose targets `last_name` reads), to `builtins.<name>`
+    or to nothing; anything else has no qualname."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in last_names
+    if not isinstance(expr, ast.Name):
+        return False
+    return (ctx.graph.last_name(expr) or expr.id) in last_names or function is not None and imports_in(function)
 
 
 def _only_mindspore(ctx, block) -> bool:
@@ -381,7 +410,7 @@ def _binding_nodes(ctx, function, name: str) -> List[ast.AST]:
             nodes = (node for stmt in statements(ctx.tree.body) for node in _shallow(stmt))
         index = {}
         for node in nodes:
-            if isinstance(node, _BINDING_TYPES):
+            if node.__class__ in _BINDING_KINDS:  # node classes are final: one set lookup per node
                 for concerned in _concerned_names(node):
                     index.setdefault(concerned, []).append(node)
         if function is not None:
@@ -415,7 +444,13 @@ def _concerned_names(node: ast.AST) -> Set[str]:
         targets = node.targets
     else:
         targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
-    return {n.id for target in targets if target is not None for n in ast.walk(target) if isinstance(n, ast.Name)}
+    names = set()
+    for target in targets:
+        if target.__class__ is ast.Name:  # most targets: nothing under them to walk
+            names.add(target.id)
+        elif target is not None:
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
 
 
 def _shallow(stmt: ast.stmt):
