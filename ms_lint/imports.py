@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional
 
 _BUILTINS = frozenset(dir(builtins))
 # `from mindtorch.tools import mstorch_enable` turns later `import torch` statements into MindTorch.
@@ -22,28 +22,6 @@ def statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
             block = getattr(stmt, name, None)
             if block:
                 stack.extend(reversed(block))
-
-
-def imports_in(function: ast.AST) -> bool:
-    """Does a statement in the body of a def (nested blocks, defs and classes included) import? Without one, a
-    name read in the def resolves through the module's imports alone (see `GraphScope.qualname`)."""
-    stack = list(function.body) if isinstance(function.body, list) else []  # a lambda holds no statement
-    while stack:
-        stmt = stack.pop()
-        kind = stmt.__class__
-        if kind is ast.Import or kind is ast.ImportFrom:
-            return True
-        blocks = _BLOCKS.get(kind)
-        if blocks is None:
-            blocks = _BLOCKS[kind] = tuple(name for name in _BLOCK_NAMES if name in kind._fields)
-        for name in blocks:
-            stack += getattr(stmt, name)
-    return False
-
-
-# the fields that hold statements (directly, or through except handlers and match cases), per node class
-_BLOCK_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
-_BLOCKS: Dict[type, Tuple[str, ...]] = {}
 
 
 class ImportMap:

@@ -5,14 +5,12 @@ from typing import Optional
 
 from ms_lint import fixes, framework
 from ms_lint.graph import enclosing_function
-from ms_lint.imports import imports_in
 from ms_lint.rule import Fix, Rule
 
 # MindSpore's convolution layers: `pad_mode` is their 5th parameter (default "same") and `padding` their 6th.
 CONV_LAYERS = frozenset({"Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose"})
 PAD_MODE_POSITION, PADDING_POSITION = 4, 5
 _CANDIDATES = CONV_LAYERS | {None}
-_IMPORTS_CACHE = "_msl060_function_imports"  # cache on the module's tree: see _function_imports
 
 
 def mindspore_conv(ctx, call: ast.Call) -> Optional[str]:
@@ -23,7 +21,7 @@ def mindspore_conv(ctx, call: ast.Call) -> Optional[str]:
         return None
     # no last name: a name that no module import binds is `builtins.<name>` or nothing unless an import in its
     # function binds it, and anything but a name or an attribute has no qualname
-    if last_name is None and not (isinstance(call.func, ast.Name) and _function_imports(ctx, call)):
+    if last_name is None and not (isinstance(call.func, ast.Name) and _may_import(ctx, call)):
         return None
     layer = framework.mindspore_layer(ctx.graph.qualname(call.func))
     if layer not in CONV_LAYERS or any(k.arg is None for k in call.keywords) or any(
@@ -32,19 +30,10 @@ def mindspore_conv(ctx, call: ast.Call) -> Optional[str]:
     return layer
 
 
-def _function_imports(ctx, node: ast.AST) -> bool:
-    """Does the function around `node` import anything? Cached per function: most calls of a module are asked."""
+def _may_import(ctx, node: ast.AST) -> bool:
+    """Can an import in the def around `node` bind a name? Not when none of its lines spells `import`."""
     function = enclosing_function(node)
-    if function is None:
-        return False
-    cache = getattr(ctx.tree, _IMPORTS_CACHE, None)
-    if cache is None:
-        cache = {}
-        setattr(ctx.tree, _IMPORTS_CACHE, cache)
-    found = cache.get(function)
-    if found is None:
-        found = cache[function] = imports_in(function)
-    return found
+    return function is not None and ctx.graph.spells_import(function)
 
 
 class ConvPaddingWithoutPadMode(Rule):

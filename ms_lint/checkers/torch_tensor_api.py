@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint import fixes, framework
 from ms_lint.graph import enclosing_function, parent_of, walk
-from ms_lint.imports import imports_in, statements
+from ms_lint.imports import statements
 from ms_lint.rule import Edit, Fix, Rule
 
 # PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
@@ -259,7 +259,8 @@ def _may_end_in(ctx, expr: ast.expr, function, last_names) -> bool:
         return expr.attr in last_names
     if not isinstance(expr, ast.Name):
         return False
-    return (ctx.graph.last_name(expr) or expr.id) in last_names or function is not None and imports_in(function)
+    return (ctx.graph.last_name(expr) or expr.id) in last_names or (
+        function is not None and ctx.graph.spells_import(function))
 
 
 def _only_mindspore(ctx, block) -> bool:
