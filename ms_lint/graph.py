@@ -184,6 +184,18 @@ class GraphScope:
                 around.pop()
             yield order[position], around[-1][2] if around else None
 
+    def in_walk_order(self, node: ast.AST, kinds: Tuple[type, ...]) -> List[ast.AST]:
+        """The nodes of the given `_INDEXED_KINDS` under `node` in `ast.walk` (breadth-first) order, for consumers
+        whose first match decides: by depth below `node`, then in preorder (a level of a breadth-first walk is in
+        preorder)."""
+        start, end = self._spans[node]
+        found = []
+        for kind in kinds:
+            positions = self._positions[kind]
+            found += positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]
+        order = self.order
+        return [order[position] for _, position in sorted((_depth_below(order[p], node), p) for p in found)]
+
     def _summarized(self, method: ast.AST) -> List[ast.AST]:
         """What a class summary looks at in a method: its assignments and calls, and `self.__dict__` (rarely
         spelled: then every node)."""
@@ -333,7 +345,7 @@ class GraphScope:
         index = self._local_uses.get(function)
         if index is None:
             index = self._local_uses[function] = {}
-            for node in ast.walk(function):
+            for node in self.in_walk_order(function, (ast.Assign, ast.AugAssign, ast.Call)):
                 kind = node.__class__
                 if kind is ast.Assign:
                     names = {t.id for t in node.targets if isinstance(t, ast.Name)}
@@ -608,7 +620,7 @@ class GraphScope:
                         yield node, entry
         # jit(fn, ...) wrapping, in breadth-first (`ast.walk`) order: by depth, then in preorder
         calls = ((position, self.order[position]) for position in self._positions[ast.Call])
-        wrappers = [(_depth(node), position, node) for position, node in calls
+        wrappers = [(_depth_below(node, self.tree), position, node) for position, node in calls
                     if node.args and self._is_jit(node.func)]
         for _, _, node in sorted(wrappers, key=lambda found: found[:2]):
             target = node.args[0]
@@ -632,10 +644,10 @@ class GraphScope:
         return f"{owner.name}.{function.name}" if owner else function.name
 
 
-def _depth(node: ast.AST) -> int:
+def _depth_below(node: ast.AST, ancestor: ast.AST) -> int:
     depth = 0
-    while (node := parent_of(node)) is not None:
-        depth += 1
+    while node is not ancestor:
+        node, depth = parent_of(node), depth + 1
     return depth
 
 

@@ -154,3 +154,19 @@ def test_the_engine_reads_the_walk_in_stretches_of_equal_flags():
             assert by_runs == _flags_node_by_node(graph, root, compiled, in_cell)
             compared += len(by_runs)
     assert compared > 20_000
+
+
+def test_nodes_in_walk_order_are_those_of_a_breadth_first_walk():
+    kinds = (ast.Call, ast.Assign, ast.AugAssign)
+    compared = 0
+    for source in [SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]:
+        try:
+            graph = _graph(source)
+        except SyntaxError:
+            continue  # the fixture of unparsable files
+        for node in graph.order:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)):
+                walked = [n for n in ast.walk(node) if isinstance(n, kinds)]
+                assert [id(n) for n in graph.in_walk_order(node, kinds)] == [id(n) for n in walked]
+                compared += len(walked)
+    assert compared > 5_000

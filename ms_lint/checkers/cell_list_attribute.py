@@ -4,7 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint import fixes, framework
-from ms_lint.graph import enclosing_function, parent_of
+from ms_lint.graph import enclosing_function
 from ms_lint.rule import Fix, Rule
 
 _REGISTERING = frozenset({"insert_child_to_cell", "add_module", "register_module"})
@@ -221,23 +221,14 @@ class CellListAttribute(Rule):
 
 def _fillers(ctx, class_node: ast.ClassDef, attribute: str):
     """The `<name>.<attribute>.append/insert/extend(...)` calls and `<name>.<attribute> += ...` of a class, in
-    `ast.walk` order, read off the module's walk: by depth, in preorder within a depth."""
-    graph = ctx.graph
-    found = [node for node in graph.of_kind(class_node, ast.Call)
-             if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert", "extend")
-             and _is_self_attribute(node.func.value, attribute) and node.args]
-    found += [node for node in graph.of_kind(class_node, ast.AugAssign) if _is_self_attribute(node.target, attribute)]
-    if len(found) > 1:
-        start, end = graph.span(class_node)
-        found.sort(key=lambda node: (_depth_below(node, class_node), graph.order.index(node, start, end)))
-    return found
-
-
-def _depth_below(node: ast.AST, ancestor: ast.AST) -> int:
-    depth = 0
-    while node is not ancestor:
-        node, depth = parent_of(node), depth + 1
-    return depth
+    `ast.walk` order."""
+    for node in ctx.graph.in_walk_order(class_node, (ast.Call, ast.AugAssign)):
+        if node.__class__ is ast.Call:
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert", "extend") \
+                    and _is_self_attribute(node.func.value, attribute) and node.args:
+                yield node
+        elif _is_self_attribute(node.target, attribute):
+            yield node
 
 
 def _is_self_attribute(expr, attribute: str) -> bool:
