@@ -12,7 +12,7 @@ from ms_lint.engine import Linter
 from ms_lint.graph import PARENT, GraphScope, parent_of
 from ms_lint.project import ProjectIndex
 from ms_lint.source import child_nodes
-from ms_lint.training import _scope_nodes
+from ms_lint.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 
 SOURCE = textwrap.dedent('''
     import mindspore as ms
@@ -113,3 +113,30 @@ def test_the_training_pre_filter_is_the_regex_it_replaces():
     for text in ("Model(", "net = Model(net)", "xModel(", "_Model(", "BaseModel( Model(", "éModel(", "1Model(",
                  ".Model(", "to_float(", "amp_level", "TrainOneStepCell", "model(", ""):
         assert _casts_or_trains(text) == (_FULL.search(text) is not None), text
+
+
+def test_scope_parts_are_what_the_scope_nodes_hold():
+    source = SOURCE + textwrap.dedent('''
+        @decorate(lambda: call_in_decorator())
+        def factory(kind, *, depth=lambda: 1, **options) -> build(annotation):
+            import json
+            for name, cell in net.cells_and_names():
+                total = [item for item in name]
+            def nested():
+                return inner_call()
+            if (found := json.loads(kind)):
+                return Net()
+    ''')
+    graph = _graph(source)
+    roots = [graph.tree] + [n for n in graph.order if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for root in roots:
+        nodes = _scope_nodes(graph, root)
+        parts = _sort_out(graph, _scope_ranges(graph, root))
+        assert parts.steps == [n for n in nodes if isinstance(n, (ast.Call, ast.Return))]
+        assert parts.bindings == [n for n in nodes if isinstance(n, _BINDING_NODES)]
+        assert parts.definitions == [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                        ast.ClassDef))]
+        assert parts.imports == any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in nodes)
+    factory = roots[-2]
+    assert factory.name == "factory" and not any(isinstance(n, ast.Call) and getattr(n.func, "id", "") in (
+        "decorate", "build", "call_in_decorator", "inner_call") for n in _scope_nodes(graph, factory))
