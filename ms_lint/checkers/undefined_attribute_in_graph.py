@@ -7,7 +7,6 @@ from typing import Iterator, List, Optional, Set
 
 from ms_lint import framework
 from ms_lint.context import flag_names
-from ms_lint.graph import walk
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
@@ -79,22 +78,24 @@ class UndefinedAttributeInGraph(Rule):
         if cell is None or cell.kind != "cell" or any(k.arg == "metaclass" for k in node.keywords) \
                 or _looks_abstract(node, ctx):
             return
+        # most classes read only names they or every Cell define: then what their bases hold does not matter
+        always, own = _always_defined(ctx), cell.summary
+        reads = [read for read in _graph_self_reads(ctx, node) if not (
+            read.attr in always or read.attr in own.attributes or read.attr in own.methods
+            or read.attr in own.properties or (read.attr.startswith("__") and read.attr.endswith("__")))]
+        if not reads:
+            return
         defined = self._defined_names(ctx, cell)
         if defined is None:
             return
-        for method in node.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args \
-                    or not ctx.graph.is_compiled(method) or _decorated_with(method, ("staticmethod", "classmethod")):
+        for read in reads:
+            name = read.attr
+            if name in defined or _named_elsewhere(ctx, name, read.value.id):
                 continue
-            for read in _self_reads(ctx.graph, method, method.args.args[0].arg):
-                name = read.attr
-                if name in defined or (name.startswith("__") and name.endswith("__")) or _named_elsewhere(
-                        ctx, name, read.value.id):
-                    continue
-                best = _closest(name, defined)
-                yield self.report(ctx, read, attribute=name, cls=node.name,
-                                  hint=f" (did you mean `{best}`?)" if best else "",
-                                  fix=self._fix(ctx, read, best) if best else None)
+            best = _closest(name, defined)
+            yield self.report(ctx, read, attribute=name, cls=node.name,
+                              hint=f" (did you mean `{best}`?)" if best else "",
+                              fix=self._fix(ctx, read, best) if best else None)
 
     @staticmethod
     def _defined_names(ctx, cell) -> Optional[Set[str]]:
@@ -121,6 +122,14 @@ class UndefinedAttributeInGraph(Rule):
     def _fix(ctx, read: ast.Attribute, best: str) -> Fix:
         return Fix("unsafe", f"Rename to `self.{best}`",
                    (ctx.replace(read, f"{ctx.text(read.value)}.{best}"),))
+
+
+def _graph_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
+    """`self.x` reads in the graph-compiled methods of a class, method by method."""
+    return [read for method in node.body
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args
+            and ctx.graph.is_compiled(method) and not _decorated_with(method, ("staticmethod", "classmethod"))
+            for read in _self_reads(ctx.graph, method, method.args.args[0].arg)]
 
 
 def _self_reads(graph, function, self_name: str) -> List[ast.Attribute]:
@@ -160,13 +169,13 @@ def _looks_abstract(node: ast.ClassDef, ctx) -> bool:
     name = node.name
     if name.startswith(("Base", "Abstract", "_Base")) or name.endswith(("Base", "Mixin")):
         return True
-    # what the walk looks for is spelled on the class's lines: most classes need no walk
+    # what the scan looks for is spelled on the class's lines: most classes need no scan
     rows = _abstract_marker_rows(ctx)
     if not rows or bisect.bisect_left(rows, node.lineno) == bisect.bisect_right(rows, node.end_lineno):
         return False
     return any((isinstance(sub, ast.Raise) and "NotImplementedError" in ast.dump(sub))
                or (isinstance(sub, ast.FunctionDef) and _decorated_with(sub, ("abstractmethod",)))
-               for sub in walk(node))
+               for sub in ctx.graph.subtree(node))
 
 
 def _abstract_marker_rows(ctx) -> List[int]:
