@@ -103,7 +103,6 @@ class UndefinedAttributeInGraph(Rule):
         qualname = cell.summary.qualname
         # `self` is an instance of this class or of one of its subclasses in the module
         selves = ctx.graph.cells_deriving_from(qualname)
-        # add_flags(name=...) sets attributes on Cells, often from another module (a text generator)
         defined = set(_always_defined(ctx))
         for other in selves:
             if other.assumed or other.kind != "cell":
@@ -275,6 +274,7 @@ def _always_defined(ctx) -> Set[str]:
     module)."""
     names = getattr(ctx.tree, _ALWAYS_DEFINED, None)
     if names is None:
+        # add_flags(name=...) sets attributes on Cells, often from another module (a text generator)
         names = set(framework.CELL_MEMBERS) | ctx.compile_context.flags | flag_names(ctx.source.text)
         setattr(ctx.tree, _ALWAYS_DEFINED, names)
     return names
