@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cached_property
+from itertools import islice
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_lint import framework
 from ms_lint.context import facts_of_module
-from ms_lint.imports import ImportMap, statements
+from ms_lint.imports import ImportMap
 
 MODEL = frozenset({"mindspore.Model", "mindspore.train.Model", "mindspore.train.model.Model"})
 BUILD_TRAIN_NETWORK = frozenset({"mindspore.build_train_network", "mindspore.amp.build_train_network",
@@ -64,6 +66,10 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ATTRIBUTE = "_msl_training"
 _BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension)  # see _bind
+# what `_sort_out` does with a node, by its class (node classes are final: one look-up per node)
+_STEP, _BINDING, _NESTED, _IMPORT = range(4)
+_ROLES = {**{kind: _STEP for kind in (ast.Call, ast.Return)}, **{kind: _BINDING for kind in _BINDING_NODES},
+          **{kind: _NESTED for kind in _SCOPES}, ast.Import: _IMPORT, ast.ImportFrom: _IMPORT}
 
 
 def analysis(ctx) -> Optional["TrainingFacts"]:
@@ -215,16 +221,54 @@ class _Scope:
         self.self_name = self_name
         self.in_init = in_init  # a method of a Cell reachable from its __init__
         self.bindings: Dict[str, List[Tuple[str, object]]] = {}
-        self.params: Dict[str, List[str]] = {}  # parameter name -> its param: keys
+        self._params: Optional[Dict[str, Optional[int]]] = None
         self._nodes: Optional[List[ast.AST]] = None
+        self._parts: Optional[_Parts] = None
         self.top_level = False
         self.imports: Optional[ImportMap] = None
+
+    @property
+    def params(self) -> Dict[str, Optional[int]]:
+        """Parameter name -> its position (None: keyword-only), without a method's `self`; made on first use."""
+        if self._params is None:
+            self._params = {} if isinstance(self.node, ast.Module) else \
+                _parameters(self.node, self.self_name is not None)
+        return self._params
+
+    def param_keys(self, name: str) -> List[str]:
+        """The `param:` keys of a parameter: by position and by name."""
+        if name not in self.params:
+            return []
+        qualname = self.name.rpartition("#")[0]
+        index = self.params[name]
+        return [f"param:{qualname}:{name}"] if index is None else [f"param:{qualname}:{index}",
+                                                                   f"param:{qualname}:{name}"]
 
     @property
     def nodes(self) -> List[ast.AST]:
         if self._nodes is None:
             self._nodes = _scope_nodes(self.graph, self.node)
         return self._nodes
+
+    @property
+    def parts(self) -> "_Parts":
+        """What the analysis reads of `nodes`, sorted out in one pass (without making that list)."""
+        if self._parts is None:
+            self._parts = _sort_out(self.graph, _scope_ranges(self.graph, self.node))
+        return self._parts
+
+
+class _Parts:
+    """A scope's calls and returns (`steps`) and binding nodes, each in preorder, the definitions directly in it,
+    and whether it imports names itself."""
+
+    __slots__ = ("steps", "bindings", "definitions", "imports")
+
+    def __init__(self):
+        self.steps: List[ast.AST] = []
+        self.bindings: List[ast.AST] = []
+        self.definitions: List[ast.AST] = []
+        self.imports = False
 
 
 class TrainingFacts:
@@ -246,21 +290,28 @@ class TrainingFacts:
         self._attributes: Dict[Tuple[str, str], List[Tuple[_Scope, ast.expr]]] = {}
         self._canonical_names: Dict[str, str] = {}
         self.implements_amp = False
-        self._loss_scale_text = any(name in ctx.source.text for name in LOSS_SCALE_NAMES)
         self.target = module_target(ctx.tree, ctx.path) if "device_target" in ctx.source.text or \
             "set_device" in ctx.source.text else None
         # modules without casts or training calls only contribute what their Cells and functions contain
         self.full = full
-        self._fp16_text = any(needle in ctx.source.text for needle in _FP16_NEEDLES)
         self._build_scopes()
         for scope in self.active:
             self._walk(scope)
+
+    # the module's text is searched only when its answer is needed
+    @cached_property
+    def _loss_scale_text(self) -> bool:
+        return any(name in self.ctx.source.text for name in LOSS_SCALE_NAMES)
+
+    @cached_property
+    def _fp16_text(self) -> bool:
+        return any(needle in self.ctx.source.text for needle in _FP16_NEEDLES)
 
     # ----- scopes and bindings --------------------------------------------------------------------------------
     def _build_scopes(self) -> None:
         tree = self.ctx.tree
         module_scope = self.scopes[tree] = _Scope(self.graph, tree, "<module>", None, None, False)
-        pending = [(node, f"{self.module}") for node in module_scope.nodes if isinstance(node, _DEFINITIONS)]
+        pending = [(node, f"{self.module}") for node in module_scope.parts.definitions]
         while pending:  # functions, methods and (in full modules) nested functions
             node, prefix = pending.pop()
             if isinstance(node, ast.ClassDef):
@@ -269,15 +320,13 @@ class TrainingFacts:
             scope = self._function_scope(node, prefix)
             scope.top_level = prefix == self.module
             if self.full:
-                pending.extend((sub, f"{scope.name.rpartition('#')[0]}.<locals>") for sub in scope.nodes
-                               if isinstance(sub, _DEFINITIONS))
+                pending.extend((sub, f"{scope.name.rpartition('#')[0]}.<locals>") for sub in scope.parts.definitions)
         for function in self._init_reachable():
             self.scopes[function].in_init = True
         self.active = [scope for scope in self.scopes.values() if self._is_active(scope)]
         for scope in self.active:
-            for node in scope.nodes:
-                if isinstance(node, _BINDING_NODES):
-                    self._bind(scope, node)
+            for node in scope.parts.bindings:
+                self._bind(scope, node)
 
     def _is_active(self, scope: _Scope) -> bool:
         """Modules without casts or training calls only contribute what their factories return, the Cells their
@@ -293,11 +342,6 @@ class TrainingFacts:
         qualname = f"{owner_name}.{node.name}" if owner_name else f"{prefix}.{node.name}"
         scope = self.scopes[node] = _Scope(self.graph, node, f"{qualname}#{node.lineno}", owner_name, self_name,
                                              False)
-        positional = args[1:] if self_name else args
-        for index, arg in enumerate(positional):
-            scope.params[arg.arg] = [f"param:{qualname}:{index}", f"param:{qualname}:{arg.arg}"]
-        for arg in node.args.kwonlyargs:
-            scope.params[arg.arg] = [f"param:{qualname}:{arg.arg}"]
         levels = {a.arg for a in (*args, *node.args.kwonlyargs) if a.arg in ("amp_level", "level")}
         if levels and not self.implements_amp:  # `if amp_level == "O2": ...`: the module implements AMP itself
             self.implements_amp = any(isinstance(sub, ast.Compare) and _compares_level(sub, levels)
@@ -316,7 +360,7 @@ class TrainingFacts:
                     continue
                 reachable.add(method)
                 self_name = self.scopes[method].self_name
-                for sub in self.scopes[method].nodes:
+                for sub in self.scopes[method].parts.steps:
                     if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and \
                             isinstance(sub.func.value, ast.Name) and sub.func.value.id == self_name and \
                             sub.func.attr in methods:
@@ -324,32 +368,30 @@ class TrainingFacts:
         return reachable
 
     def _bind(self, scope: _Scope, node: ast.AST) -> None:
-        if isinstance(node, ast.Assign):
+        kind = node.__class__  # one of `_BINDING_NODES`
+        if kind is ast.Assign:
             for target in node.targets:
                 self._bind_target(scope, target, node.value)
-        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
-            self._bind_target(scope, node.target, node.value)
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            owner = _cell_iteration_owner(node.iter)
-            if owner is not None:
-                for name in _names(node.target):
-                    scope.bindings.setdefault(name, []).append(("cells", owner))
-        elif isinstance(node, ast.comprehension):
+        elif kind is ast.AnnAssign or kind is ast.NamedExpr:
+            if node.value is not None:
+                self._bind_target(scope, node.target, node.value)
+        else:  # a for loop or a comprehension
             owner = _cell_iteration_owner(node.iter)
             if owner is not None:
                 for name in _names(node.target):
                     scope.bindings.setdefault(name, []).append(("cells", owner))
 
     def _bind_target(self, scope: _Scope, target: ast.expr, value: ast.expr) -> None:
-        if isinstance(target, ast.Name):
+        kind = target.__class__
+        if kind is ast.Name:
             scope.bindings.setdefault(target.id, []).append(("value", value))
-        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and \
+        elif kind is ast.Attribute:
+            if target.value.__class__ is ast.Name and scope.self_name and target.value.id == scope.self_name:
+                self._attributes.setdefault((scope.owner, target.attr), []).append((scope, value))
+        elif (kind is ast.Tuple or kind is ast.List) and isinstance(value, (ast.Tuple, ast.List)) and \
                 len(target.elts) == len(value.elts):
             for sub_target, sub_value in zip(target.elts, value.elts):
                 self._bind_target(scope, sub_target, sub_value)
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and scope.self_name and \
-                target.value.id == scope.self_name:
-            self._attributes.setdefault((scope.owner, target.attr), []).append((scope, value))
 
     # ----- keys ----------------------------------------------------------------------------------------------
     def keys(self, expr: ast.AST, scope: _Scope, depth: int = 0) -> Tuple[frozenset, frozenset, Optional[str]]:
@@ -405,7 +447,7 @@ class TrainingFacts:
                 identity.add(f"global:{self.module}.{name}")
             else:
                 identity.add(f"local:{self.module}:{scope.name}:{name}")
-            identity.update(scope.params.get(name, ()))
+            identity.update(scope.param_keys(name))
             for kind, value in scope.bindings.get(name, ()):
                 sub = self.keys(value, scope, depth + 1)
                 identity |= sub[0]
@@ -453,7 +495,7 @@ class TrainingFacts:
             root = root.value
         if not isinstance(root, ast.Name):
             return None
-        if root.id in scope.bindings or root.id in scope.params or root.id == scope.self_name:
+        if root.id == scope.self_name or root.id in scope.bindings or root.id in scope.params:
             return None
         if scope.node is not self.ctx.tree and root.id in self.scopes[self.ctx.tree].bindings:
             return None
@@ -463,8 +505,8 @@ class TrainingFacts:
         """The module's imports, with the function's own when it imports names itself."""
         if scope.imports is None:
             scope.imports = self.graph.imports
-            if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                    isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements(scope.node.body)):
+            # the statements of a function's body outside nested scopes, where its own imports are
+            if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope.parts.imports:
                 scope.imports = ImportMap.of_block(scope.node.body, self.graph.imports.module,
                                                    self.graph.imports.is_package, self.graph.imports,
                                                    define_locals=False)
@@ -505,13 +547,15 @@ class TrainingFacts:
         function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         call_key = f"call:{scope.name.rpartition('#')[0]}"
         compiled = scope.owner is not None and node in self.graph.compiled
-        for sub in scope.nodes:
-            if isinstance(sub, ast.Return):
+        # elsewhere than in methods, a call matters only in modules that cast or train
+        calls_matter = self.full or scope.owner is not None
+        for sub in scope.parts.steps if function or calls_matter else ():
+            if sub.__class__ is ast.Return:
                 if function and sub.value is not None:
                     identity, classes, _ = self.keys(sub.value, scope)
                     self._link(call_key, identity | classes)
                 continue
-            if not isinstance(sub, ast.Call):
+            if not calls_matter:
                 continue
             qualname = self._qualname(sub.func, scope)
             if scope.in_init and scope.owner and qualname and qualname.rpartition(".")[2][:1].isupper():
@@ -721,22 +765,78 @@ FP16_OPS = {f"mindspore.{name}": shown for name, shown in _FP16_OPERATORS.items(
 
 def _scope_nodes(graph, root: ast.AST) -> List[ast.AST]:
     """The nodes of a module body, or of a function's default values then body, in preorder, not entering nested
-    functions, lambdas or classes: read off the module's preorder (`GraphScope.order`), where a def's default
-    values (`kw_defaults` before `defaults`) come before its body, and its decorators and return annotation after."""
+    functions, lambdas or classes."""
+    return [node for start, end in _scope_ranges(graph, root) for node in _outside_nested(graph, start, end)]
+
+
+def _scope_ranges(graph, root: ast.AST) -> List[Tuple[int, int]]:
+    """Where the nodes of a module body, or of a function's default values then body, lie in the module's preorder
+    (`GraphScope.order`, nested functions, lambdas and classes included): there a def's default values
+    (`kw_defaults` before `defaults`) come before its body, and its decorators and return annotation after."""
     order = graph.order
     start, end = graph.span(root)
     if isinstance(root, ast.Module):
-        return _outside_nested(graph, start + 1, end)
+        return [(start + 1, end)]
     arguments = root.args
-    body_start, body_end = graph.body_span(root)
+    body_start, body_end = _body_span(graph, root)
     defaults_start = order.index(arguments.defaults[0], start, body_start) if arguments.defaults else body_start
+    ranges = [(defaults_start, body_start)]
     keyword_defaults = [d for d in arguments.kw_defaults if d is not None]
     if keyword_defaults:
         keyword_end = order.index(arguments.kwarg, start, body_start) if arguments.kwarg else defaults_start
-        keyword = _outside_nested(graph, order.index(keyword_defaults[0], start, keyword_end), keyword_end)
-    else:
-        keyword = []
-    return _outside_nested(graph, defaults_start, body_start) + keyword + _outside_nested(graph, body_start, body_end)
+        ranges.append((order.index(keyword_defaults[0], start, keyword_end), keyword_end))
+    ranges.append((body_start, body_end))
+    return ranges
+
+
+def _body_span(graph, function) -> Tuple[int, int]:
+    """`graph.body_span(function)` of a def, its end searched back from the def's end: the decorators and return
+    annotation that follow the body are short, the body long."""
+    order = graph.order
+    start, end = graph.span(function)
+    body_start = order.index(function.body[0], start, end)
+    after = function.decorator_list[0] if function.decorator_list else function.returns
+    body_end = end
+    if after is not None:
+        body_end -= 1
+        while order[body_end] is not after:
+            body_end -= 1
+    return body_start, body_end
+
+
+def _sort_out(graph, ranges: List[Tuple[int, int]]) -> _Parts:
+    """The `_Parts` of the nodes in `ranges` of the module's preorder, a nested scope skipped as a whole."""
+    parts = _Parts()
+    steps, bindings, definitions = parts.steps, parts.bindings, parts.definitions
+    role_of = _ROLES.get
+    for start, end in ranges:
+        nodes = iter(graph.order[start:end])
+        for node in nodes:
+            role = role_of(type(node))
+            if role is None:
+                continue
+            if role == _STEP:
+                steps.append(node)
+            elif role == _BINDING:
+                bindings.append(node)
+            elif role == _NESTED:
+                if not isinstance(node, ast.Lambda):
+                    definitions.append(node)
+                first, stop = graph.span(node)
+                skipped = stop - first - 1  # the nested scope's nodes
+                next(islice(nodes, skipped, skipped), None)
+            else:
+                parts.imports = True
+    return parts
+
+
+def _parameters(function, method: bool) -> Dict[str, Optional[int]]:
+    """Parameter name -> its position (None: keyword-only), without a method's first parameter (`self`)."""
+    positional = function.args.posonlyargs + function.args.args
+    found: Dict[str, Optional[int]] = {arg.arg: index for index, arg in
+                                       enumerate(positional[1:] if method else positional)}
+    found.update((arg.arg, None) for arg in function.args.kwonlyargs)
+    return found
 
 
 def _outside_nested(graph, start: int, end: int) -> List[ast.AST]:

@@ -1,19 +1,26 @@
-"""What the speed-ups of issue 7 rely on: one preorder walk per module read in slices, and linted trees released
-(the project index keeps facts, not trees). See docs/performance.md."""
+"""What the speed-ups of issue 7 rely on: one preorder walk per module read in slices, linted trees released
+(the project index keeps facts, not trees), and rule shortcuts that give what the slower forms they replace give.
+See docs/performance.md."""
 from __future__ import annotations
 
 import ast
 import gc
 import pathlib
+import re
 import textwrap
 import weakref
+from types import SimpleNamespace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ms_lint.checkers import undefined_attribute_in_graph as undefined_attribute
 from ms_lint.config import Settings
 from ms_lint.engine import Linter, _runs_of
 from ms_lint.graph import PARENT, GraphScope, parent_of
 from ms_lint.project import ProjectIndex
-from ms_lint.source import child_nodes
-from ms_lint.training import _scope_nodes
+from ms_lint.source import SourceFile, child_nodes
+from ms_lint.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 SOURCE = textwrap.dedent('''
@@ -170,3 +177,76 @@ def test_nodes_in_walk_order_are_those_of_a_breadth_first_walk():
                 assert [id(n) for n in graph.in_walk_order(node, kinds)] == [id(n) for n in walked]
                 compared += len(walked)
     assert compared > 5_000
+
+
+def test_scope_parts_are_what_the_scope_nodes_hold():
+    source = SOURCE + textwrap.dedent('''
+        @decorate(lambda: call_in_decorator())
+        def factory(kind, *, depth=lambda: 1, **options) -> build(annotation):
+            import json
+            for name, cell in net.cells_and_names():
+                total = [item for item in name]
+            def nested():
+                return inner_call()
+            if (found := json.loads(kind)):
+                return Net()
+    ''')
+    graph = _graph(source)
+    roots = [graph.tree] + [n for n in graph.order if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for root in roots:
+        nodes = _scope_nodes(graph, root)
+        parts = _sort_out(graph, _scope_ranges(graph, root))
+        assert parts.steps == [n for n in nodes if isinstance(n, (ast.Call, ast.Return))]
+        assert parts.bindings == [n for n in nodes if isinstance(n, _BINDING_NODES)]
+        assert parts.definitions == [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                        ast.ClassDef))]
+        assert parts.imports == any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in nodes)
+    factory = roots[-2]
+    assert factory.name == "factory" and not any(isinstance(n, ast.Call) and getattr(n.func, "id", "") in (
+        "decorate", "build", "call_in_decorator", "inner_call") for n in _scope_nodes(graph, factory))
+
+
+def _optimal_string_alignment(a, b):
+    previous2, previous = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if previous2 is not None and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+_SHORT_NAMES = st.text(alphabet="ab_c", max_size=9)
+_BOUNDED = settings(max_examples=400, deadline=None, derandomize=True, database=None)
+
+
+@_BOUNDED
+@given(_SHORT_NAMES, _SHORT_NAMES, st.sampled_from([1, 2]))
+def test_the_banded_edit_distance_is_exact_up_to_its_limit(a, b, limit):
+    assert undefined_attribute._distance(a, b, limit) == min(_optimal_string_alignment(a, b), limit + 1)
+
+
+_SNIPPETS = st.lists(st.sampled_from(["x", "xx", "a", "self", ".", " ", "\n", "=", "==", "+=", "_", "é", '"', "'"]),
+                     max_size=20).map("".join)
+
+
+@_BOUNDED
+@given(_SNIPPETS, st.sampled_from(["x", "xx", "x_"]), st.sampled_from(["self", "a"]))
+def test_an_attribute_named_elsewhere_is_what_the_full_pattern_finds(text, name, self_name):
+    assigned = rf"{re.escape(name)}\s*(?:=(?!=)|[-+*/|&]=)"
+    expected = f'"{name}"' in text or f"'{name}'" in text or any(
+        match.group(1) != self_name for match in re.finditer(rf"(\w+)\s*\.\s*{assigned}", text))
+    ctx = SimpleNamespace(source=SimpleNamespace(text=text))
+    assert undefined_attribute._named_elsewhere(ctx, name, self_name) == expected
+
+
+@_BOUNDED
+@given(st.lists(st.sampled_from(["x", " ", "\n", "\r\n", "\r", "\x0c", "abstractmethod", "NotImplementedError"]),
+                max_size=20).map("".join))
+def test_abstract_marker_rows_are_the_rows_of_the_source_lines(text):
+    ctx = SimpleNamespace(source=SourceFile(path="model.py", text=text, module_name="model"), tree=SimpleNamespace())
+    expected = [row for row, line in enumerate(ctx.source.lines, 1)
+                if "abstractmethod" in line or "NotImplementedError" in line]
+    assert undefined_attribute._abstract_marker_rows(ctx) == expected

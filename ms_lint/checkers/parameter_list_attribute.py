@@ -62,6 +62,8 @@ class ParameterListAttribute(Rule):
     needles = ("Parameter",)
 
     def visit_assign(self, node: ast.Assign, ctx):
+        if not _container_form(node.value):
+            return  # most assignments (`self.conv = nn.Conv2d(...)`): known without looking around
         function = enclosing_function(node)
         if function is None or isinstance(function, ast.Lambda) or not function.args.args \
                 or ctx.graph.is_compiled(function):
@@ -135,10 +137,10 @@ class ParameterListAttribute(Rule):
 
     def _filled_later(self, ctx, class_node, attribute) -> bool:
         """`self.x = []` followed by `self.x.append(Parameter(...))` in a method of the class."""
-        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        return any(isinstance(node.func, ast.Attribute)
                    and node.func.attr in ("append", "insert") and _is_self_attribute(node.func.value, attribute)
                    and node.args and self._creates_parameter(ctx, node.args[-1], method)
-                   for method in _methods(class_node) for node in ast.walk(method))
+                   for method in _methods(class_node) for node in ctx.graph.of_kind(method, ast.Call))
 
     @staticmethod
     def _fix(ctx, value) -> Fix:
@@ -150,6 +152,13 @@ class ParameterListAttribute(Rule):
         else:
             content = f"{wrapper}({ctx.text(value)})"
         return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, content),), imports)
+
+
+def _container_form(value) -> bool:
+    """Is `value` of a form `_container` looks into?"""
+    if isinstance(value, ast.Call):
+        return getattr(value.func, "id", None) in ("list", "tuple") and len(value.args) == 1
+    return isinstance(value, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Name))
 
 
 def _methods(class_node):

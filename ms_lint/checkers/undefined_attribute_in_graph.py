@@ -3,17 +3,19 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import Iterable, List, Optional, Set
+from typing import Iterator, List, Optional, Set
 
 from ms_lint import framework
 from ms_lint.context import flag_names
-from ms_lint.graph import walk
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
 # no instance attributes. Any other external base (nn.Dense, a package not in the project) may define anything.
 _KNOWN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "builtins.object", "abc.ABC"})
 _MARKER_ROWS = "_msl_abstract_marker_rows"  # cache on the module's tree: see _abstract_marker_rows
+_ABSTRACT_MARKERS = ("NotImplementedError", "abstractmethod")
+_ALWAYS_DEFINED = "_msl_always_defined"  # cache on the module's tree: see _always_defined
+_OWNER_BEFORE = re.compile(r"\s*\.\s*(\w+)")  # `<owner>.` read backwards from the attribute name after it
 # Builtins that only look at the object they are given.
 _LOOKING_BUILTINS = frozenset({"super", "isinstance", "issubclass", "type", "id", "hasattr", "getattr", "setattr",
                                "print", "len", "str", "repr", "format", "hash", "callable", "vars"})
@@ -76,22 +78,24 @@ class UndefinedAttributeInGraph(Rule):
         if cell is None or cell.kind != "cell" or any(k.arg == "metaclass" for k in node.keywords) \
                 or _looks_abstract(node, ctx):
             return
+        # most classes read only names they or every Cell define: then what their bases hold does not matter
+        always, own = _always_defined(ctx), cell.summary
+        reads = [read for read in _graph_self_reads(ctx, node) if not (
+            read.attr in always or read.attr in own.attributes or read.attr in own.methods
+            or read.attr in own.properties or (read.attr.startswith("__") and read.attr.endswith("__")))]
+        if not reads:
+            return
         defined = self._defined_names(ctx, cell)
         if defined is None:
             return
-        for method in node.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args \
-                    or not ctx.graph.is_compiled(method) or _decorated_with(method, ("staticmethod", "classmethod")):
+        for read in reads:
+            name = read.attr
+            if name in defined or _named_elsewhere(ctx, name, read.value.id):
                 continue
-            for read in _self_reads(ctx.graph, method, method.args.args[0].arg):
-                name = read.attr
-                if name in defined or (name.startswith("__") and name.endswith("__")) or _named_elsewhere(
-                        ctx, name, read.value.id):
-                    continue
-                best = _closest(name, {n for n in defined if not n.startswith("_") or name.startswith("_")})
-                yield self.report(ctx, read, attribute=name, cls=node.name,
-                                  hint=f" (did you mean `{best}`?)" if best else "",
-                                  fix=self._fix(ctx, read, best) if best else None)
+            best = _closest(name, defined)
+            yield self.report(ctx, read, attribute=name, cls=node.name,
+                              hint=f" (did you mean `{best}`?)" if best else "",
+                              fix=self._fix(ctx, read, best) if best else None)
 
     @staticmethod
     def _defined_names(ctx, cell) -> Optional[Set[str]]:
@@ -99,8 +103,7 @@ class UndefinedAttributeInGraph(Rule):
         qualname = cell.summary.qualname
         # `self` is an instance of this class or of one of its subclasses in the module
         selves = ctx.graph.cells_deriving_from(qualname)
-        # add_flags(name=...) sets attributes on Cells, often from another module (a text generator)
-        defined = set(framework.CELL_MEMBERS) | ctx.compile_context.flags | flag_names(ctx.source.text)
+        defined = set(_always_defined(ctx))
         for other in selves:
             if other.assumed or other.kind != "cell":
                 return None
@@ -120,23 +123,31 @@ class UndefinedAttributeInGraph(Rule):
                    (ctx.replace(read, f"{ctx.text(read.value)}.{best}"),))
 
 
-def _self_reads(graph, function, self_name: str) -> Iterable[ast.Attribute]:
+def _graph_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
+    """`self.x` reads in the graph-compiled methods of a class, method by method."""
+    return [read for method in node.body
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args
+            and ctx.graph.is_compiled(method) and not _decorated_with(method, ("staticmethod", "classmethod"))
+            for read in _self_reads(ctx.graph, method, method.args.args[0].arg)]
+
+
+def _self_reads(graph, function, self_name: str) -> List[ast.Attribute]:
     """`self.x` loads in a method and its nested functions (not where `self` is rebound, not in nested classes),
-    read off the module's preorder (a nested scope to leave out is skipped as a whole)."""
-    order = graph.order
-    index, end = graph.span(function)
-    index += 1
-    while index < end:
-        node = order[index]
-        if isinstance(node, ast.ClassDef) or (
-                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and self_name in {
-                    a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}):
-            index = graph.span(node)[1]
-            continue
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
-                and node.value.id == self_name:
-            yield node
-        index += 1
+    in preorder: taken from the method's attribute loads, which the graph gathers for every compiled function."""
+    nodes = graph.nodes_of(function)
+    reads = [node for node in nodes.attribute_loads
+             if node.value.__class__ is ast.Name and node.value.id == self_name]
+    hidden = [node for node in nodes.bindings if isinstance(node, ast.ClassDef)]
+    hidden += [node for node in nodes.nested if self_name in _parameter_names(node)]
+    if reads and hidden:
+        inside = {id(node) for scope in hidden for node in graph.subtree(scope)}
+        reads = [read for read in reads if id(read) not in inside]
+    return reads
+
+
+def _parameter_names(function) -> Set[str]:
+    arguments = function.args
+    return {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
 
 
 def _self_escapes(summary, class_names: Set[str]) -> bool:
@@ -157,13 +168,13 @@ def _looks_abstract(node: ast.ClassDef, ctx) -> bool:
     name = node.name
     if name.startswith(("Base", "Abstract", "_Base")) or name.endswith(("Base", "Mixin")):
         return True
-    # what the walk looks for is spelled on the class's lines: most classes need no walk
+    # what the scan looks for is spelled on the class's lines: most classes need no scan
     rows = _abstract_marker_rows(ctx)
     if not rows or bisect.bisect_left(rows, node.lineno) == bisect.bisect_right(rows, node.end_lineno):
         return False
     return any((isinstance(sub, ast.Raise) and "NotImplementedError" in ast.dump(sub))
                or (isinstance(sub, ast.FunctionDef) and _decorated_with(sub, ("abstractmethod",)))
-               for sub in walk(node))
+               for sub in ctx.graph.subtree(node))
 
 
 def _abstract_marker_rows(ctx) -> List[int]:
@@ -171,10 +182,34 @@ def _abstract_marker_rows(ctx) -> List[int]:
     rows = getattr(ctx.tree, _MARKER_ROWS, None)
     if rows is None:
         text = ctx.source.text
-        rows = [] if "NotImplementedError" not in text and "abstractmethod" not in text else [
-            row for row, line in enumerate(ctx.source.lines, 1)
-            if "NotImplementedError" in line or "abstractmethod" in line]
+        if not any(marker in text for marker in _ABSTRACT_MARKERS):
+            rows = []
+        elif "\r" in text:  # lines may also end at \r: split them as the source does
+            rows = [row for row, line in enumerate(ctx.source.lines, 1)
+                    if any(marker in line for marker in _ABSTRACT_MARKERS)]
+        else:  # a row is one more than the \n before it: counted without splitting the text into lines
+            rows = _rows_of(text, sorted(position for marker in _ABSTRACT_MARKERS
+                                         for position in _positions(text, marker)))
         setattr(ctx.tree, _MARKER_ROWS, rows)
+    return rows
+
+
+def _positions(text: str, needle: str) -> Iterator[int]:
+    position = text.find(needle)
+    while position >= 0:
+        yield position
+        position = text.find(needle, position + 1)
+
+
+def _rows_of(text: str, positions: List[int]) -> List[int]:
+    """The rows of sorted positions in a text whose lines all end with \n, each once."""
+    rows: List[int] = []
+    row, counted = 1, 0
+    for position in positions:
+        row += text.count("\n", counted, position)
+        counted = position
+        if not rows or rows[-1] != row:
+            rows.append(row)
     return rows
 
 
@@ -188,28 +223,58 @@ def _named_elsewhere(ctx, name: str, self_name: str) -> bool:
     text = ctx.source.text
     if f'"{name}"' in text or f"'{name}'" in text:
         return True
-    assigned = rf"{re.escape(name)}\s*(?:=(?!=)|[-+*/|&]=)"
-    if not re.search(assigned, text):  # a pattern starting with the name scans fast; the full one slowly
-        return False
-    return any(match.group(1) != self_name for match in re.finditer(rf"(\w+)\s*\.\s*{assigned}", text))
+    # `(\w+)\s*\.\s*<name> =` would scan slowly (a match may start at any word character): find `<name> =`, which
+    # starts with the name, then read `<owner>.` backwards from there
+    backwards = None
+    for match in re.finditer(rf"{re.escape(name)}\s*(?:=(?!=)|[-+*/|&]=)", text):
+        backwards = backwards or text[::-1]
+        owner = _OWNER_BEFORE.match(backwards, len(text) - match.start())
+        if owner is not None and owner.group(1)[::-1] != self_name:
+            return True
+    return False
 
 
-def _closest(name: str, candidates: Set[str]) -> Optional[str]:
+def _closest(name: str, defined: Set[str]) -> Optional[str]:
+    """The defined name to suggest for `name`, if one is closest (a private one only for a private name)."""
     limit = 1 if len(name) <= 3 else 2
-    scored = sorted((_distance(name, c), c) for c in candidates if abs(len(c) - len(name)) <= limit)
+    private = name.startswith("_")
+    letters = set(name)
+    # an edit changes the length by at most one, and the set of letters by at most two (one out, one in): the
+    # others are farther than `limit`, which would not be suggested
+    scored = sorted((_distance(name, c, limit), c) for c in defined if abs(len(c) - len(name)) <= limit
+                    and (private or not c.startswith("_")) and len(letters.symmetric_difference(c)) <= 2 * limit)
     if not scored or scored[0][0] > limit or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
     return scored[0][1]
 
 
-def _distance(a: str, b: str) -> int:
-    """Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions."""
-    previous2, previous = None, list(range(len(b) + 1))
+def _distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance (insertions, deletions, substitutions and adjacent transpositions) when
+    it is at most `limit`, else `limit + 1`. Only the cells within `limit` of the diagonal can be that close, and
+    once two rows in a row are all farther, so are the rows after them: both bounds cut the work."""
+    far = limit + 1
+    previous2, previous = None, [min(j, far) for j in range(len(b) + 1)]
     for i, ca in enumerate(a, 1):
-        current = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if previous2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                current[j] = min(current[j], previous2[j - 2] + 1)
+        current = [far] * (len(b) + 1)
+        current[0] = min(i, far)
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cb = b[j - 1]
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if previous2 is not None and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                value = min(value, previous2[j - 2] + 1)
+            current[j] = min(value, far)
+        if min(current) == far and min(previous) == far:
+            return far
         previous2, previous = previous, current
     return previous[-1]
+
+
+def _always_defined(ctx) -> Set[str]:
+    """The names every Cell of the module has: `nn.Cell`'s members and the flags `add_flags` sets (once per
+    module)."""
+    names = getattr(ctx.tree, _ALWAYS_DEFINED, None)
+    if names is None:
+        # add_flags(name=...) sets attributes on Cells, often from another module (a text generator)
+        names = set(framework.CELL_MEMBERS) | ctx.compile_context.flags | flag_names(ctx.source.text)
+        setattr(ctx.tree, _ALWAYS_DEFINED, names)
+    return names
