@@ -124,10 +124,11 @@ def _check(args) -> int:
         raise ConfigError("--validate checks fixes: use it with --fix, --fix-only or --diff (or run `ms-lint validate`)")
     if args.fix or args.fix_only or args.diff:
         return _fix(args, linter, files, applicabilities, bool(missing))
-    results = runner.lint_files(settings, files, jobs=args.jobs if args.jobs > 0 else (os.cpu_count() or 1),
-                                cache_directory=None if args.no_cache else (
-                                    args.cache_dir or os.path.join(settings.root, runner.CACHE_DIRECTORY)))
-    diagnostics = [d for result in results for d in result.diagnostics] + linter.judge(results)
+    with runner.few_collections():  # judging too: else a full collection scans every result once linting ends
+        results = runner.lint_files(settings, files, jobs=args.jobs if args.jobs > 0 else (os.cpu_count() or 1),
+                                    cache_directory=None if args.no_cache else (
+                                        args.cache_dir or os.path.join(settings.root, runner.CACHE_DIRECTORY)))
+        diagnostics = [d for result in results for d in result.diagnostics] + linter.judge(results)
     diagnostics.sort(key=Diagnostic.sort_key)
     if args.write_baseline or args.baseline:
         diagnostics = _apply_baseline(args, results, diagnostics)

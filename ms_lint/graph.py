@@ -153,9 +153,13 @@ class GraphScope:
         if isinstance(function, ast.Lambda):
             return order.index(function.body, start, end), end
         body_start = order.index(function.body[0], start, end)
-        after = [*function.decorator_list, function.returns] if function.returns is not None \
-            else function.decorator_list
-        return body_start, order.index(after[0], body_start, end) if after else end
+        after = function.decorator_list[0] if function.decorator_list else function.returns
+        body_end = end
+        if after is not None:  # searched back from the end: decorators and annotations are short, bodies long
+            body_end -= 1
+            while order[body_end] is not after:
+                body_end -= 1
+        return body_start, body_end
 
     def of_kind(self, node: ast.AST, kind: type) -> List[ast.AST]:
         """The nodes of class `kind` (one of `_INDEXED_KINDS`) under the module, a def, a lambda or a class of

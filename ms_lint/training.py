@@ -778,7 +778,7 @@ def _scope_ranges(graph, root: ast.AST) -> List[Tuple[int, int]]:
     if isinstance(root, ast.Module):
         return [(start + 1, end)]
     arguments = root.args
-    body_start, body_end = _body_span(graph, root)
+    body_start, body_end = graph.body_span(root)
     defaults_start = order.index(arguments.defaults[0], start, body_start) if arguments.defaults else body_start
     ranges = [(defaults_start, body_start)]
     keyword_defaults = [d for d in arguments.kw_defaults if d is not None]
@@ -787,21 +787,6 @@ def _scope_ranges(graph, root: ast.AST) -> List[Tuple[int, int]]:
         ranges.append((order.index(keyword_defaults[0], start, keyword_end), keyword_end))
     ranges.append((body_start, body_end))
     return ranges
-
-
-def _body_span(graph, function) -> Tuple[int, int]:
-    """`graph.body_span(function)` of a def, its end searched back from the def's end: the decorators and return
-    annotation that follow the body are short, the body long."""
-    order = graph.order
-    start, end = graph.span(function)
-    body_start = order.index(function.body[0], start, end)
-    after = function.decorator_list[0] if function.decorator_list else function.returns
-    body_end = end
-    if after is not None:
-        body_end -= 1
-        while order[body_end] is not after:
-            body_end -= 1
-    return body_start, body_end
 
 
 def _sort_out(graph, ranges: List[Tuple[int, int]]) -> _Parts:
