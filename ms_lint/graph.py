@@ -55,17 +55,43 @@ _DEFINITION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassD
 _FUNCTION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 
 
-@dataclass
 class FunctionNodes:
-    """What the queries about one function need, gathered in a single walk of its body (nested functions
-    included): the walk also sets every node's parent link."""
+    """What the queries about one function need, read off its part of the module's walk (nested functions
+    included): calls, stores, bindings and nested functions at once; the loads, asked about far fewer functions,
+    on first use."""
 
-    calls: List[ast.Call]
-    nested: List[FunctionNode]
-    attribute_loads: List[ast.Attribute]  # `<name>.<attr>` read
-    loads: Dict[str, List[ast.Name]]
-    stores: Set[str]
-    bindings: List[ast.AST]  # assignments, loops, imports, defs: in source order
+    def __init__(self, nodes: List[ast.AST], start: int, end: int):
+        self._nodes, self._start, self._end = nodes, start, end  # the function's nodes: nodes[start:end]
+        self.calls: List[ast.Call] = []
+        self.nested: List[FunctionNode] = []
+        self.stores: Set[str] = set()
+        self.bindings: List[ast.AST] = []  # assignments, loops, imports, defs: in source order
+        self._loads: Optional[Dict[str, List[ast.Name]]] = None
+        self._attribute_loads: List[ast.Attribute] = []
+
+    @property
+    def loads(self) -> Dict[str, List[ast.Name]]:
+        """Name -> the nodes reading it."""
+        if self._loads is None:
+            self._read_loads()
+        return self._loads
+
+    @property
+    def attribute_loads(self) -> List[ast.Attribute]:
+        """`<name>.<attr>` read."""
+        if self._loads is None:
+            self._read_loads()
+        return self._attribute_loads
+
+    def _read_loads(self) -> None:
+        self._loads = loads = {}
+        for node in itertools.islice(self._nodes, self._start + 1, self._end):
+            kind = node.__class__
+            if kind is ast.Name:
+                if node.ctx.__class__ is ast.Load:
+                    loads.setdefault(node.id, []).append(node)
+            elif kind is ast.Attribute and node.ctx.__class__ is ast.Load:
+                self._attribute_loads.append(node)
 
 
 def parent_of(node: ast.AST) -> Optional[ast.AST]:
@@ -315,31 +341,31 @@ class GraphScope:
         return external
 
     def nodes_of(self, function: FunctionNode) -> FunctionNodes:
-        """The function's calls, loads, stores and bindings (one cached walk)."""
+        """The function's calls, stores, bindings, nested functions and loads (one cached reading)."""
         found = self._function_nodes.get(function)
         if found is None:
-            found = self._function_nodes[function] = FunctionNodes([], [], [], {}, set(), [])
-            nodes = self.subtree(function)
-            for node in itertools.islice(nodes, 1, len(nodes)):
+            nodes, span = self.order, self._spans.get(function)
+            if span is None:  # a def of another module's tree
+                nodes = _preorder(function)[0]
+                span = (0, len(nodes))
+            start, end = span
+            found = self._function_nodes[function] = FunctionNodes(nodes, start, end)
+            stores, bindings, nested, calls = found.stores, found.bindings, found.nested, found.calls
+            for node in itertools.islice(nodes, start + 1, end):
                 kind = node.__class__  # node classes are final: one class test per node (this runs on most nodes)
                 if kind is ast.Name:
-                    if node.ctx.__class__ is ast.Load:
-                        found.loads.setdefault(node.id, []).append(node)
-                    else:
-                        found.stores.add(node.id)
+                    if node.ctx.__class__ is not ast.Load:
+                        stores.add(node.id)
                 elif kind is ast.Call:
-                    found.calls.append(node)
-                elif kind is ast.Attribute:
-                    if node.ctx.__class__ is ast.Load:
-                        found.attribute_loads.append(node)
+                    calls.append(node)
                 elif kind in _BINDING_KINDS:
-                    found.bindings.append(node)
+                    bindings.append(node)
                     if kind in _DEFINITION_KINDS:
-                        found.stores.add(node.name)
+                        stores.add(node.name)
                     if kind in _FUNCTION_KINDS:
-                        found.nested.append(node)
+                        nested.append(node)
                 elif kind is ast.Lambda:
-                    found.nested.append(node)
+                    nested.append(node)
         return found
 
     def uses_of_local(self, function: FunctionNode, name: str) -> List[ast.AST]:

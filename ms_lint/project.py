@@ -281,6 +281,7 @@ class ProjectIndex:
 
     def __init__(self):
         self.roots: List[str] = []
+        self._files: Set[str] = set()  # added: the CLI adds every file up front, the engine again as it lints it
         self._by_name: Dict[str, Optional[ModuleSummary]] = {}
         self._kinds: Dict[str, Optional[str]] = {}
         self._found: Dict[str, Optional[str]] = {}  # module name -> path: `find` is asked for every import
@@ -291,6 +292,9 @@ class ProjectIndex:
         self.consulted: Optional[Dict[str, Optional[str]]] = None
 
     def add_file(self, path: str) -> None:
+        if path in self._files:
+            return
+        self._files.add(path)
         root = package_root(path)
         if root not in self.roots:
             self.roots.append(root)
