@@ -6,6 +6,7 @@ translate the returned diagnostics; nothing else.
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import importlib
 import itertools
@@ -13,7 +14,7 @@ import os
 import pkgutil
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterable, List, Optional, Tuple, Type
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Type
 
 from ms_lint import checkers, context, suppression
 from ms_lint.config import Settings
@@ -181,7 +182,7 @@ class Linter:
         try:
             compile_context = self.compile_context(source.path)
             graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
-                               source.text, compile_context.syntax_level)
+                               source.text, compile_context.syntax_level, _hooked_kinds(rules))
             ctx = Context(source, tree, graph, self.settings, compile_context)
             for diagnostic in self._walk(ctx, rules, result):
                 if suppressions is None:
@@ -300,12 +301,15 @@ class Linter:
                 roots.extend((function, True, graph.cell_of(function) is not None)
                              for function in graph.compiled if not _inside_any(function, roots))
         order = graph.order  # the module's nodes in preorder: no second walk
+        hooked = graph.positions_of(hooks_of)  # where the nodes some rule looks at are in it (the walk noted them)
         for root, compiled, in_cell in roots:
             for start, end, in_cell, compiled in _runs_of(graph, root, compiled, in_cell):
                 table = tables[in_cell, compiled]
                 if not table:
                     continue  # no selected rule looks at this kind of code
-                for node in itertools.islice(order, start, end):
+                first = bisect.bisect_left(hooked, start)
+                for position in itertools.islice(hooked, first, bisect.bisect_left(hooked, end, first)):
+                    node = order[position]
                     hooks = table.get(node.__class__)
                     if hooks is None:
                         continue
@@ -370,6 +374,10 @@ def _report_crash(rule: Rule, node: ast.AST, ctx: Context, result: FileResult) -
 
 def _runs(scope: str, in_cell: bool, compiled: bool) -> bool:
     return scope == "module" or (scope == "cell" and in_cell) or (scope == "graph" and compiled)
+
+
+def _hooked_kinds(rules: List[Rule]) -> FrozenSet[type]:
+    return frozenset(kind for rule in rules for kind, _ in _hooks(type(rule)))
 
 
 @functools.lru_cache(maxsize=None)

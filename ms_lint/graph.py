@@ -16,7 +16,7 @@ import bisect
 import itertools
 from collections import deque
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from ms_lint import framework
 from ms_lint.imports import ImportMap
@@ -107,12 +107,13 @@ def enclosing_function(node: ast.AST) -> Optional[FunctionNode]:
 
 class GraphScope:
     def __init__(self, tree: ast.Module, module: str, path: str, index: Optional[ProjectIndex] = None,
-                 syntax_level: Optional[str] = None, source_text: str = "", project_level: Optional[str] = None):
+                 syntax_level: Optional[str] = None, source_text: str = "", project_level: Optional[str] = None,
+                 indexed: Iterable[type] = ()):
         self.tree = tree
         self.index = index or ProjectIndex()
         # the module's one walk: every node in preorder, and where each def, lambda and class starts and ends in
         # it; everything else that needs a subtree reads a slice of it instead of walking again
-        self.order, self._spans, self._positions = _preorder(tree)
+        self.order, self._spans, self._positions = _preorder(tree, (*_INDEXED_KINDS, *indexed))
         self._dict_spelled = "__dict__" in source_text
         self._text = source_text
         self._import_rows: Optional[List[int]] = None
@@ -194,6 +195,21 @@ class GraphScope:
         positions = self._positions[kind]
         order = self.order
         return [order[i] for i in positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]]
+
+    def positions_of(self, kinds: Iterable[type]) -> List[int]:
+        """Where the nodes of the given classes are in `order`, sorted. Recorded by the walk for the classes
+        asked for when the scope was built (`indexed`) and for defs, lambdas and classes; found by a scan for
+        others."""
+        found: List[int] = []
+        for kind in kinds:
+            if kind in self._positions:
+                found += self._positions[kind]
+            elif kind in _SCOPE_KINDS:
+                found += [start for node, (start, _) in self._spans.items() if node.__class__ is kind]
+            else:
+                found += [position for position, node in enumerate(self.order) if node.__class__ is kind]
+        found.sort()
+        return found
 
     def with_enclosing_def(self, kind: type) -> Iterator[Tuple[ast.AST, Optional[ast.AST]]]:
         """Every node of class `kind` (one of `_INDEXED_KINDS`) in the module, in preorder, with the innermost
@@ -704,14 +720,14 @@ _INDEXED_KINDS = (ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign)  # where `
 _CLOSE = object()  # marks the end of a scope's subtree on the stack of `_preorder`
 
 
-def _preorder(root: ast.AST):
+def _preorder(root: ast.AST, indexed: Iterable[type] = _INDEXED_KINDS):
     """Every node under `root` (itself included) in preorder, with the parent links set, the (start, end) of
-    `root` and of each def, lambda and class in that list, and the positions of the `_INDEXED_KINDS` in it.
+    `root` and of each def, lambda and class in that list, and the positions of the `indexed` classes in it.
     The one full walk of a module, its hottest loop: `child_nodes` inlined, children pushed straight onto the
     stack (fields and list items reversed), the parent links plain attributes (`PARENT`)."""
     order: List[ast.AST] = []
     spans: Dict[ast.AST, Tuple[int, int]] = {}
-    positions: Dict[type, List[int]] = {kind: [] for kind in _INDEXED_KINDS}
+    positions: Dict[type, List[int]] = {kind: [] for kind in indexed if kind not in _SCOPE_KINDS}
     opened: List[Tuple[ast.AST, int]] = [(root, 0)]
     stack: list = [_CLOSE, root]
     append, pop, push = order.append, stack.pop, stack.append

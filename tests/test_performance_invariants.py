@@ -250,3 +250,12 @@ def test_abstract_marker_rows_are_the_rows_of_the_source_lines(text):
     expected = [row for row, line in enumerate(ctx.source.lines, 1)
                 if "abstractmethod" in line or "NotImplementedError" in line]
     assert undefined_attribute._abstract_marker_rows(ctx) == expected
+
+
+def test_positions_of_indexed_scope_and_other_kinds_are_those_of_a_scan():
+    kinds = (ast.Call, ast.keyword, ast.FunctionDef, ast.ClassDef, ast.Lambda, ast.Name, ast.Subscript)
+    source = SOURCE + "\nf(lambda: g(k=1)[0])\n"
+    graph = GraphScope(ast.parse(source), "pkg.model", "pkg/model.py", ProjectIndex(), None, source,
+                       indexed=(ast.keyword,))
+    for chosen in [kinds[:2], kinds[2:5], kinds[5:], kinds]:
+        assert graph.positions_of(chosen) == [i for i, node in enumerate(graph.order) if isinstance(node, chosen)]
