@@ -57,41 +57,27 @@ _FUNCTION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 
 class FunctionNodes:
     """What the queries about one function need, read off its part of the module's walk (nested functions
-    included): calls, stores, bindings and nested functions at once; the loads, asked about far fewer functions,
-    on first use."""
+    included): calls, attribute reads, stores, bindings and nested functions at once; the names read, asked
+    about far fewer functions, on first use."""
 
     def __init__(self, nodes: List[ast.AST], start: int, end: int):
         self._nodes, self._start, self._end = nodes, start, end  # the function's nodes: nodes[start:end]
         self.calls: List[ast.Call] = []
         self.nested: List[FunctionNode] = []
+        self.attribute_loads: List[ast.Attribute] = []  # `<name>.<attr>` read
         self.stores: Set[str] = set()
         self.bindings: List[ast.AST] = []  # assignments, loops, imports, defs: in source order
         self._loads: Optional[Dict[str, List[ast.Name]]] = None
-        self._attribute_loads: List[ast.Attribute] = []
 
     @property
     def loads(self) -> Dict[str, List[ast.Name]]:
         """Name -> the nodes reading it."""
         if self._loads is None:
-            self._read_loads()
+            self._loads = {}
+            for node in itertools.islice(self._nodes, self._start + 1, self._end):
+                if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load:
+                    self._loads.setdefault(node.id, []).append(node)
         return self._loads
-
-    @property
-    def attribute_loads(self) -> List[ast.Attribute]:
-        """`<name>.<attr>` read."""
-        if self._loads is None:
-            self._read_loads()
-        return self._attribute_loads
-
-    def _read_loads(self) -> None:
-        self._loads = loads = {}
-        for node in itertools.islice(self._nodes, self._start + 1, self._end):
-            kind = node.__class__
-            if kind is ast.Name:
-                if node.ctx.__class__ is ast.Load:
-                    loads.setdefault(node.id, []).append(node)
-            elif kind is ast.Attribute and node.ctx.__class__ is ast.Load:
-                self._attribute_loads.append(node)
 
 
 def parent_of(node: ast.AST) -> Optional[ast.AST]:
@@ -357,7 +343,7 @@ class GraphScope:
         return external
 
     def nodes_of(self, function: FunctionNode) -> FunctionNodes:
-        """The function's calls, stores, bindings, nested functions and loads (one cached reading)."""
+        """The function's calls, attribute reads, stores, bindings, nested functions and loads (cached)."""
         found = self._function_nodes.get(function)
         if found is None:
             nodes, span = self.order, self._spans.get(function)
@@ -374,6 +360,9 @@ class GraphScope:
                         stores.add(node.id)
                 elif kind is ast.Call:
                     calls.append(node)
+                elif kind is ast.Attribute:
+                    if node.ctx.__class__ is ast.Load:
+                        found.attribute_loads.append(node)
                 elif kind in _BINDING_KINDS:
                     bindings.append(node)
                     if kind in _DEFINITION_KINDS:
@@ -417,7 +406,8 @@ class GraphScope:
             bound = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                          arguments.vararg, arguments.kwarg) if arg is not None}
             bound |= self.nodes_of(function).stores
-            names = self._local_names[function] = frozenset(bound - set(self._imports_of(function).names))
+            imported = self._imports_of(function).names
+            names = self._local_names[function] = frozenset(name for name in bound if name not in imported)
         return names
 
     def tensors(self, node: ast.AST):
