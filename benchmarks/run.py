@@ -6,12 +6,15 @@ For each corpus (downloaded once with `pip download --no-deps`, see corpora.py) 
 `ast.parse` floor (read + parse every file, in process), `ms-lint check` cold (`--no-cache`, one process), warm
 (cache filled by a previous run), `-j 2`, peak memory of the cold run, `pylint --load-plugins ms_lint` (ms_lint
 messages only), the same pylint run without the plugin, and `flake8 --select MSL`; each the median of `--runs`
-runs, with its ratio to the floor. Every tool runs as a subprocess, the way users run it.
+runs, with its ratio to the floor, and the cold run's ratio to the floor measured just before it, run by run (the
+steadiest figure on a shared machine). Every tool runs as a subprocess, the way users run it, with its modules
+compiled to bytecode as installed packages are.
 """
 from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import os
 import platform
 import shutil
@@ -47,12 +50,19 @@ def parse_floor(files) -> float:
     return time.perf_counter() - start
 
 
+# Children run with their modules compiled to bytecode, as installed packages are (pip compiles them): without
+# it (PYTHONDONTWRITEBYTECODE, a source checkout) every run of every tool would compile its modules again.
+BYTECODE = tempfile.mkdtemp(prefix="ms-lint-bench-bytecode-")
+CHILD_ENVIRONMENT = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+                     "PYTHONPYCACHEPREFIX": BYTECODE}
+
+
 def timed(command, cwd) -> tuple:
     """(wall seconds, peak resident memory in MB of the child) for one run of `command`. The peak is the child's
     own (`wait4`): RUSAGE_CHILDREN would report the largest child so far, a pylint run of an earlier corpus."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as errors:
-        child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, env=CHILD_ENVIRONMENT)
         _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -79,12 +89,20 @@ def measure(name: str, package: str, runs: int, skip_pylint: bool):
     target = os.path.basename(package)
     files = list(python_files(package))
     lines = sum(open(f, "rb").read().count(b"\n") for f in files)
-    floor = statistics.median(parse_floor(files) for _ in range(runs))
     cache = tempfile.mkdtemp(prefix="ms-lint-bench-cache-")
     ms_lint = [sys.executable, "-m", "ms_lint.cli", "check", "--select", "ALL", "--exit-zero", target]
-    rows = [("ast.parse floor", floor, None)]
-    cold, cold_peak = median_run([*ms_lint, "--no-cache"], root, runs)
-    rows.append(("ms-lint check cold", cold, cold_peak))
+    package_directory = importlib.util.find_spec("ms_lint").submodule_search_locations[0]
+    timed([sys.executable, "-m", "compileall", "-q", package_directory], root)  # ms_lint's bytecode
+    # the floor and the cold run alternate, so that each pair meets the same load on a shared machine
+    floors, colds, cold_peak = [], [], 0.0
+    for _ in range(runs):
+        floors.append(parse_floor(files))
+        elapsed, peak = timed([*ms_lint, "--no-cache"], root)
+        colds.append(elapsed)
+        cold_peak = max(cold_peak, peak)
+    floor = statistics.median(floors)
+    rows = [("ast.parse floor", floor, None), ("ms-lint check cold", statistics.median(colds), cold_peak)]
+    paired = sorted(cold / floor for cold, floor in zip(colds, floors))
     timed([*ms_lint, "--cache-dir", cache], root)  # fill the cache
     warm, _ = median_run([*ms_lint, "--cache-dir", cache], root, runs)
     rows.append(("ms-lint check warm (cache)", warm, None))
@@ -101,7 +119,7 @@ def measure(name: str, package: str, runs: int, skip_pylint: bool):
         rows.append(("pylint + ms_lint plugin", plugged, None))
     flake8, _ = median_run([sys.executable, "-m", "flake8", "--exit-zero", "--select", "MSL", target], root, runs)
     rows.append(("flake8 --select MSL", flake8, None))
-    return files, lines, floor, rows
+    return files, lines, floor, rows, paired
 
 
 def main() -> None:
@@ -116,11 +134,13 @@ def main() -> None:
           f"{platform.platform()}; median of {args.runs} runs")
     for name in args.corpora.split(","):
         package = fetch(name, CORPORA[name], args.directory)
-        files, lines, floor, rows = measure(name, package, args.runs, args.skip_pylint)
+        files, lines, floor, rows, paired = measure(name, package, args.runs, args.skip_pylint)
         print(f"\n{name} {CORPORA[name]}: {len(files)} files, {lines:,} lines")
-        print(f"| measurement | seconds | x floor | peak MB |\n|---|---|---|---|")
+        print("| measurement | seconds | x floor | peak MB |\n|---|---|---|---|")
         for label, seconds, peak in rows:
             print(f"| {label} | {seconds:.2f} | {seconds / floor:.1f} | {f'{peak:.0f}' if peak else ''} |")
+        print(f"cold / floor, run by run (each cold run right after its floor): median "
+              f"{statistics.median(paired):.2f}x ({', '.join(f'{ratio:.2f}' for ratio in paired)})")
         plain = dict((label, seconds) for label, seconds, _ in rows)
         if "pylint + ms_lint plugin" in plain:
             print(f"pylint with the plugin / without: "
