@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import bisect
 import itertools
+import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
@@ -480,7 +481,7 @@ class GraphScope:
         if not self._text:
             return True
         if self._import_rows is None:
-            self._import_rows = _rows_spelling(self._text, "import")
+            self._import_rows = rows_spelling(self._text, "import")
         rows = self._import_rows
         index = bisect.bisect_left(rows, node.lineno)
         return index < len(rows) and rows[index] <= node.end_lineno
@@ -757,8 +758,10 @@ def _preorder(root: ast.AST, indexed: Iterable[type] = _INDEXED_KINDS):
 _REVERSED_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node class -> `child_fields` backwards
 
 
-def _rows_spelling(text: str, word: str) -> List[int]:
-    """The rows of the lines of `text` that hold `word`, in order."""
+def rows_spelling(text: str, word: str) -> List[int]:
+    """The rows of the lines of `text` that hold `word`, in order (rows as the parser counts them)."""
+    if "\r" in text:  # a lone CR ends a line too
+        return [row for row, line in enumerate(re.split(r"\r\n|\r|\n", text), 1) if word in line]
     rows: List[int] = []
     row, counted = 1, 0
     position = text.find(word)

@@ -191,3 +191,12 @@ def test_enclosing_defs_found_by_sweeping_are_the_climbed_ones():
             assert function is _def_by_climbing(graph, call), ast.unparse(call)
             compared += 1
     assert compared > 1000
+
+
+def test_a_def_spells_import_on_the_rows_the_parser_counts():
+    for newline in ("\n", "\r\n", "\r"):
+        source = newline.join(["import os", "", "def f():", "    x = 1", "    import json", "    return x",
+                               "def g():", "    return 2", ""])
+        graph = GraphScope(ast.parse(source), "m", "m.py", ProjectIndex(), None, source)
+        f, g = (node for node in graph.tree.body if isinstance(node, ast.FunctionDef))
+        assert graph.spells_import(f) and not graph.spells_import(g), repr(newline)

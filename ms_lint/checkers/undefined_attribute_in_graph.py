@@ -3,10 +3,11 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import Iterator, List, Optional, Set
+from typing import List, Optional, Set
 
 from ms_lint import framework
 from ms_lint.context import flag_names
+from ms_lint.graph import rows_spelling
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
@@ -182,34 +183,8 @@ def _abstract_marker_rows(ctx) -> List[int]:
     rows = getattr(ctx.tree, _MARKER_ROWS, None)
     if rows is None:
         text = ctx.source.text
-        if not any(marker in text for marker in _ABSTRACT_MARKERS):
-            rows = []
-        elif "\r" in text:  # lines may also end at \r: split them as the source does
-            rows = [row for row, line in enumerate(ctx.source.lines, 1)
-                    if any(marker in line for marker in _ABSTRACT_MARKERS)]
-        else:  # a row is one more than the \n before it: counted without splitting the text into lines
-            rows = _rows_of(text, sorted(position for marker in _ABSTRACT_MARKERS
-                                         for position in _positions(text, marker)))
+        rows = sorted({row for marker in _ABSTRACT_MARKERS for row in rows_spelling(text, marker)})
         setattr(ctx.tree, _MARKER_ROWS, rows)
-    return rows
-
-
-def _positions(text: str, needle: str) -> Iterator[int]:
-    position = text.find(needle)
-    while position >= 0:
-        yield position
-        position = text.find(needle, position + 1)
-
-
-def _rows_of(text: str, positions: List[int]) -> List[int]:
-    """The rows of sorted positions in a text whose lines all end with \n, each once."""
-    rows: List[int] = []
-    row, counted = 1, 0
-    for position in positions:
-        row += text.count("\n", counted, position)
-        counted = position
-        if not rows or rows[-1] != row:
-            rows.append(row)
     return rows
 
 
