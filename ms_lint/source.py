@@ -45,17 +45,20 @@ class SourceFile:
         return lines[row - 1] if 0 < row <= len(lines) else ""
 
     def char_column(self, row: int, byte_column: int) -> int:
-        """`ast` columns count UTF-8 bytes; users and editors count characters."""
-        line = self.line(row)
-        if byte_column <= 0 or line.isascii():
-            return max(byte_column, 0)
-        return len(line.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
+        return char_column(self.line(row), byte_column)
 
     def byte_column(self, row: int, char_column: int) -> int:
         line = self.line(row)
         if line.isascii():
             return char_column
         return len(line[:char_column].encode("utf-8"))
+
+
+def char_column(line: str, byte_column: int) -> int:
+    """`ast` columns count UTF-8 bytes; users and editors count characters."""
+    if byte_column <= 0 or line.isascii():
+        return max(byte_column, 0)
+    return len(line.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
 
 
 def decode(data: bytes, path: str) -> SourceFile:

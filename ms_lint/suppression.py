@@ -17,7 +17,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from ms_lint.source import child_nodes
+from ms_lint.source import char_column, child_nodes
 
 _MARKERS = re.compile(r"noqa|pylint\s*:|ms-lint\s*:|flake8\s*:", re.I)
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[\s,]+[A-Z][A-Z0-9]*)*))?", re.I)
@@ -190,13 +190,13 @@ def _comment_start(lines: List[str], row: int, spans: List[Tuple[int, int, int, 
     while position != -1:
         span = next((span for span in around if _covers(span, row, position, len(encoded))), None)
         if span is None:
-            return len(encoded[:position].decode("utf-8"))
+            return char_column(lines[row - 1], position)
         if span[2] > row:  # implicitly concatenated parts may have comments between them
             inside = _inside_string(lines, span, row, position)
             if inside is None:
                 return _UNKNOWN
             if not inside:
-                return len(encoded[:position].decode("utf-8"))
+                return char_column(lines[row - 1], position)
         position = encoded.find(b"#", position + 1)
     return None
 
@@ -225,8 +225,8 @@ def _inside_string(lines: List[str], span: Tuple[int, int, int, int], row: int, 
     between them? None if the tokens cannot be read."""
     first, first_column, last, _ = span
     text = "\n".join(lines[first - 1:last])
-    offset = _char_column(lines[first - 1], first_column)
-    target = sum(len(line) + 1 for line in lines[first - 1:row - 1]) + _char_column(lines[row - 1], position)
+    offset = char_column(lines[first - 1], first_column)
+    target = sum(len(line) + 1 for line in lines[first - 1:row - 1]) + char_column(lines[row - 1], position)
     while offset <= target:
         token = _STRING_TOKEN.match(text, offset)
         if token is None:
@@ -237,10 +237,6 @@ def _inside_string(lines: List[str], span: Tuple[int, int, int, int], row: int, 
         if target < offset:
             return False
     return None
-
-
-def _char_column(line: str, byte_column: int) -> int:
-    return byte_column if line.isascii() else len(line.encode("utf-8")[:byte_column].decode("utf-8"))
 
 
 def _tokenized_comments(text: str, lines: List[str], last_row: int):
