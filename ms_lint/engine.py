@@ -285,7 +285,9 @@ class Linter:
         if not hooks_of:
             return
         # for each (in a Cell class, in graph code) case: node class -> its hooks (rule, method), in rule order
-        tables = {(in_cell, compiled): {kind: found for kind, hooks in hooks_of.items()
+        tables = {(in_cell, compiled): {kind: _CallHooks(found) if kind is ast.Call and any(
+                                            rule.call_names is not None for rule, _ in found) else found
+                                        for kind, hooks in hooks_of.items()
                                         if (found := tuple(h for h in hooks if _runs(h[0].scope, in_cell, compiled)))}
                   for in_cell in (False, True) for compiled in (False, True)}
         scopes = {rule.scope for rule in active}
@@ -313,6 +315,8 @@ class Linter:
                     hooks = table.get(node.__class__)
                     if hooks is None:
                         continue
+                    if hooks.__class__ is _CallHooks:
+                        hooks = hooks.of(node, graph)
                     for rule, method in hooks:
                         try:  # a crashing rule must not take the run down (inline: millions of hook calls)
                             found = method(node, ctx)
@@ -336,6 +340,26 @@ class Linter:
         except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
             _report_crash(rule, ctx.tree, ctx, result)
             return None
+
+
+class _CallHooks:
+    """The `visit_call` hooks of one dispatch table, chosen for each call by the names its function can end in
+    (`Rule.call_names`): most rules look for a few names, and every call of a module would reach all of them."""
+
+    __slots__ = ("hooks", "_chosen")
+
+    def __init__(self, hooks: Tuple[Tuple[Rule, object], ...]):
+        self.hooks = hooks
+        self._chosen: Dict[Tuple[str, ...], Tuple[Tuple[Rule, object], ...]] = {}  # names -> the hooks, in order
+
+    def of(self, call: ast.Call, graph: GraphScope) -> Tuple[Tuple[Rule, object], ...]:
+        names = graph.names_called(call.func)
+        chosen = self._chosen.get(names)
+        if chosen is None:
+            chosen = self._chosen[names] = tuple(
+                (rule, method) for rule, method in self.hooks
+                if rule.call_names is None or not rule.call_names.isdisjoint(names))
+        return chosen
 
 
 def _runs_of(graph: GraphScope, root: ast.AST, compiled: bool, in_cell: bool) -> List[Tuple[int, int, bool, bool]]:

@@ -1,7 +1,7 @@
 """What ms_lint knows about the MindSpore / MindTorch API surface, by qualified name (MindSpore is never imported)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import FrozenSet, Iterable, Optional
 
 # Packages whose public CapWords classes are nn.Cell subclasses. `mindtorch.torch.nn.Module` is a Cell whose
 # graph entry point is `forward` (MindTorch's construct calls it).
@@ -58,6 +58,11 @@ def class_kind(qualname: str) -> Optional[str]:
     if package.startswith(_CELL_PACKAGES):
         return "cell"
     return None
+
+
+def last_names(*qualnames: Iterable[str]) -> FrozenSet[str]:
+    """The last components of qualified names (`mindspore.ops.assign` -> `assign`), for `Rule.call_names`."""
+    return frozenset(qualname.rpartition(".")[2] for names in qualnames for qualname in names)
 
 
 def mindspore_layer(qualname: Optional[str]) -> Optional[str]:

@@ -425,6 +425,19 @@ class GraphScope:
     def derives_from_tensor(self, expr: ast.AST) -> bool:
         return enclosing_function(expr) is not None and self.tensors(expr).derives(expr)
 
+    def names_called(self, func: ast.expr) -> Tuple[str, ...]:
+        """The names a call of `func` can be asked about by its last name (`Rule.call_names`): the attribute of
+        `a.b.f`; for `f`, the name and, when an import binds it to another one, the last component of
+        `qualname(f)`; none for anything else (`f()()`, `fs[0]()`)."""
+        kind = func.__class__
+        if kind is ast.Attribute:
+            return (func.attr,)
+        if kind is not ast.Name:
+            return ()
+        qualname = self.qualname(func)
+        last = qualname.rpartition(".")[2] if qualname else func.id
+        return (func.id,) if last == func.id else (func.id, last)
+
     def last_name(self, expr: ast.AST) -> Optional[str]:
         """The last component `qualname(expr)` can have, found without resolving scopes: the attribute of
         `a.b.c`, the target's last component for a name a module-level import or definition binds; None when only

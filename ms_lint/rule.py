@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterator, Optional, Tuple
 
 if TYPE_CHECKING:
     from ms_lint.engine import Context
@@ -108,6 +108,11 @@ class Rule:
     # Substrings of which at least one must occur in a file's text for the rule to possibly fire there: a cheap
     # pre-filter that lets the engine skip walks. Empty means "always applicable".
     needles: ClassVar[Tuple[str, ...]] = ()
+    # The names a call's function must end in for `visit_call` to do anything with the call: the attribute of
+    # `a.b.f(...)`, or for `f(...)` the name itself or the last component of what it names (`GraphScope.qualname`:
+    # `from m import g as f` ends in `g`). The engine calls `visit_call` only for such calls (each call of a
+    # module reaches dozens of rules). None means every call. It must be an exact necessary condition.
+    call_names: ClassVar[Optional[FrozenSet[str]]] = None
 
     def report(
         self,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from ms_lint import training
+from ms_lint import framework, training
 from ms_lint.rule import Rule
 
 
@@ -62,6 +62,7 @@ class AmpLevelWithoutLossScaleOnCpu(Rule):
     message = ("`{api}(..., {what})` raises on CPU when it builds the train network: {why}; pass "
                "`loss_scale_manager=None` or `FixedLossScaleManager(..., drop_overflow_update=False)`")
     needles = ("amp_level", "loss_scale_manager", "build_train_network")
+    call_names = framework.last_names(training.MODEL, training.BUILD_TRAIN_NETWORK)
 
     def visit_call(self, node: ast.Call, ctx):
         api = training.api_of(ctx.graph.qualname(node.func))

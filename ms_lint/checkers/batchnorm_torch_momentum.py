@@ -64,6 +64,7 @@ class BatchnormTorchMomentum(Rule):
                "(PyTorch's momentum={value} keeps {torch:g} %); use momentum={complement} for PyTorch's behaviour")
     fix_applicability = "unsafe"
     needles = ("BatchNorm",)
+    call_names = BATCH_NORMS
 
     def visit_call(self, node: ast.Call, ctx):
         if ctx.graph.last_name(node.func) not in _CANDIDATES or len(node.args) + len(node.keywords) < 2:

@@ -72,6 +72,7 @@ class CellInternalOverwritten(Rule):
     severity = "error"
     scope = "cell"
     message = "{what} in `{cls}`: {consequence}"
+    call_names = frozenset({"setattr"})
 
     def visit_assign(self, node: ast.Assign, ctx):
         for target in node.targets:

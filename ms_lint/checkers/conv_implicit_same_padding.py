@@ -5,7 +5,7 @@ import re
 from typing import Optional
 
 from ms_lint import fixes
-from ms_lint.checkers.conv_padding_without_pad_mode import PAD_MODE_POSITION, mindspore_conv
+from ms_lint.checkers.conv_padding_without_pad_mode import CONV_LAYERS, PAD_MODE_POSITION, mindspore_conv
 from ms_lint.rule import Fix, Rule
 
 KERNEL_POSITION = 2
@@ -71,6 +71,7 @@ class ConvImplicitSamePadding(Rule):
     message = "`{call}` without `pad_mode` in code {origin}: MindSpore pads \"same\" by default, PyTorch pads 0"
     fix_applicability = "unsafe"
     needles = ("Conv",)
+    call_names = CONV_LAYERS
 
     def visit_call(self, node: ast.Call, ctx):
         if mindspore_conv(ctx, node) is None:

@@ -82,6 +82,7 @@ class ConvPaddingWithoutPadMode(Rule):
     message = "`{call}` {problem}: raises {error} at construction ({advice})"
     fix_applicability = "safe"
     needles = ("Conv",)
+    call_names = CONV_LAYERS
 
     def visit_call(self, node: ast.Call, ctx):
         if mindspore_conv(ctx, node) is None:

@@ -56,6 +56,7 @@ class DropoutPositionalKeepProb(Rule):
     message = "`{call}` {problem}"
     fix_applicability = "safe"
     needles = ("Dropout",)
+    call_names = frozenset({"Dropout"})
 
     def visit_call(self, node: ast.Call, ctx):
         if ctx.graph.last_name(node.func) not in ("Dropout", None) or not (node.args or node.keywords):

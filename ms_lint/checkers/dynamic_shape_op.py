@@ -63,6 +63,7 @@ class DynamicShapeOp(Rule):
     severity = "info"
     scope = "graph"
     message = "{what} in graph code reached from `{entry}`: the output shape depends on tensor values{note}"
+    call_names = _DYNAMIC_OPS
 
     def visit_subscript(self, node: ast.Subscript, ctx):
         if not isinstance(node.ctx, ast.Load):

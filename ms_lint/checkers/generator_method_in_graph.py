@@ -64,6 +64,7 @@ class GeneratorMethodInGraph(Rule):
     scope = "graph"
     message = "`{call}()` in graph code reached from `{entry}`: Cell-tree walks fail to compile in graph mode"
     needles = tuple(f".{name}(" for name in sorted(GENERATOR_METHODS))
+    call_names = GENERATOR_METHODS
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func

@@ -66,6 +66,7 @@ class InplaceMethodInGraph(Rule):
                "disagree (it mutates the caller's tensor, does nothing, or fails to compile, depending on the op)")
     fix_applicability = "safe"
     needles = ("_(",)
+    call_names = INPLACE_METHODS
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func

@@ -80,6 +80,7 @@ class InplaceOnSlice(Rule):
     severity = "error"
     scope = "graph"
     message = "{what} in graph code reached from `{entry}`: {consequence}"
+    call_names = INPLACE_METHODS | {"assign"}
     fix_applicability = "safe"
 
     def visit_assign(self, node: ast.Assign, ctx):

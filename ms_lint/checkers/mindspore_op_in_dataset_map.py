@@ -60,6 +60,7 @@ class MindsporeOpInDatasetMap(Rule):
     scope = "module"
     message = "`{op}` in `Dataset.map` operations: {consequence}"
     needles = (".map(",)
+    call_names = frozenset({"map"})
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func

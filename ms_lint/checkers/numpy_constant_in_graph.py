@@ -58,6 +58,7 @@ class NumpyConstantInGraph(Rule):
     message = "NumPy array `{call}` built from constants in graph code reached from `{entry}`: rebuilt at every compilation"
     fix_applicability = "unsafe"
     needles = ("numpy",)
+    call_names = framework.NUMPY_ARRAY_CONSTRUCTORS
 
     def visit_call(self, node: ast.Call, ctx):
         qualname = ctx.graph.qualname(node.func) or ""

@@ -54,6 +54,7 @@ class ParameterCreatedInGraph(Rule):
     scope = "graph"
     message = "`{call}(...)` created in graph code reached from `{entry}`: fails to compile in graph mode"
     needles = ("Parameter",)
+    call_names = framework.last_names(framework.PARAMETER_CLASSES, PARAMETER_TUPLES)
 
     def visit_call(self, node: ast.Call, ctx):
         qualname = ctx.graph.qualname(node.func)

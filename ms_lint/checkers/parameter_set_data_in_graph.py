@@ -53,6 +53,7 @@ class ParameterSetDataInGraph(Rule):
     message = "`{call}` in graph code reached from `{entry}`: fails to compile in graph mode"
     fix_applicability = "unsafe"
     needles = ("set_data", "initializer", "load_param_into_net")
+    call_names = frozenset({"set_data", "initializer", "load_param_into_net"})
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func

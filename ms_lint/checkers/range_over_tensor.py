@@ -56,6 +56,7 @@ class RangeOverTensor(Rule):
     message = ("`range()` over tensor `{bound}` in graph code reached from `{entry}`: fails to compile "
                "(`For 'make_range', the 0th input should be a int scalar but got AbstractTensor`)")
     needles = ("range",)
+    call_names = frozenset({"range"})
 
     def visit_call(self, node: ast.Call, ctx):
         if ctx.graph.qualname(node.func) != "builtins.range":

@@ -4,6 +4,7 @@ import ast
 import re
 from typing import Iterator, List, Optional
 
+from ms_lint import framework
 from ms_lint.graph import enclosing_function
 from ms_lint.rule import Rule
 
@@ -66,6 +67,7 @@ class RankDependentSeed(Rule):
     message = ("`{call}` depends on {what}: every rank seeds differently and initialises different weights; "
                "use the same seed on every rank")
     needles = ("set_seed",)
+    call_names = framework.last_names(GLOBAL_SEEDS)
 
     def visit_call(self, node: ast.Call, ctx):
         if ctx.graph.qualname(node.func) not in GLOBAL_SEEDS:

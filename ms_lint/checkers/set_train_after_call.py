@@ -60,6 +60,7 @@ class SetTrainAfterCall(Rule):
                "compiled the inference graph (training=False) and it is silently reused; call "
                "`{net}.set_train()` before the first call")
     needles = ("set_train",)
+    call_names = frozenset({"set_train"})
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func

@@ -65,6 +65,7 @@ class TensorFormatInPrint(Rule):
     message = "{kind} of tensor data in `print` in graph code reached from `{entry}`: {consequence}"
     fix_applicability = "safe"
     needles = ("print",)
+    call_names = frozenset({"print"})
 
     def visit_call(self, node: ast.Call, ctx):
         if ctx.graph.qualname(node.func) != "builtins.print":

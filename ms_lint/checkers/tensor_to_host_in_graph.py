@@ -53,6 +53,7 @@ class TensorToHostInGraph(Rule):
     scope = "graph"
     message = "`{call}` copies tensor data to the host in graph code reached from `{entry}`: {level_note}"
     needles = (".asnumpy", ".numpy", ".tolist")
+    call_names = HOST_COPIES
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func

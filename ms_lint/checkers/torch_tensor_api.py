@@ -89,6 +89,7 @@ class TorchTensorApi(Rule):
     message = "`{call}` {where}: {consequence}"
     fix_applicability = "safe"
     needles = (".size(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch")
+    call_names = frozenset(MISSING) | {"size", "to"}
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func

@@ -61,6 +61,7 @@ class UnsupportedBuiltinInGraph(Rule):
     severity = "level"
     scope = "graph"
     message = "`{call}` in graph code reached from `{entry}`: {consequence}"
+    call_names = frozenset({"eval", "exec", "iter"}) | FALLBACK_BUILTINS
 
     def visit_call(self, node: ast.Call, ctx):
         qualname = ctx.graph.qualname(node.func) or ""
