@@ -728,10 +728,12 @@ def _preorder(root: ast.AST, indexed: Iterable[type] = _INDEXED_KINDS):
     """Every node under `root` (itself included) in preorder, with the parent links set, the (start, end) of
     `root` and of each def, lambda and class in that list, and the positions of the `indexed` classes in it.
     The one full walk of a module, its hottest loop: `child_nodes` inlined, children pushed straight onto the
-    stack (fields and list items reversed), the parent links plain attributes (`PARENT`)."""
+    stack (fields and list items reversed), the parent links plain attributes (`PARENT`), one dict test for the
+    node classes it notes (scopes, indexed)."""
     order: List[ast.AST] = []
     spans: Dict[ast.AST, Tuple[int, int]] = {}
     positions: Dict[type, List[int]] = {kind: [] for kind in indexed if kind not in _SCOPE_KINDS}
+    noted: Dict[type, Optional[List[int]]] = {**dict.fromkeys(_SCOPE_KINDS), **positions}  # None: a scope
     opened: List[Tuple[ast.AST, int]] = [(root, 0)]
     stack: list = [_CLOSE, root]
     append, pop, push = order.append, stack.pop, stack.append
@@ -743,22 +745,27 @@ def _preorder(root: ast.AST, indexed: Iterable[type] = _INDEXED_KINDS):
             spans[scope] = (start, len(order))
             continue
         kind = node.__class__
-        if kind in _SCOPE_KINDS and node is not root:
-            opened.append((node, len(order)))
-            push(_CLOSE)
-        elif kind in positions:
-            positions[kind].append(len(order))
+        if kind in noted and node is not root:
+            found = noted[kind]
+            if found is None:
+                opened.append((node, len(order)))
+                push(_CLOSE)
+            else:
+                found.append(len(order))
         append(node)
         fields = reversed_fields.get(kind)
         if fields is None:
-            fields = reversed_fields[kind] = child_fields(kind)[::-1]
+            fields = reversed_fields[kind] = _reversed_child_fields(kind)
         for name in fields:  # none for the commonest nodes (names, constants)
             value = getattr(node, name, None)
             if value is None:
+                if name[0] == "?":  # a list that may hold None, under its name marked (`_reversed_child_fields`)
+                    value = [item for item in getattr(node, name[1:]) if item is not None]
+                    for child in value:
+                        child._msl_parent = node
+                    stack += value[::-1]
                 continue
             if value.__class__ is list:
-                if name == LISTS_WITH_NONE.get(kind):
-                    value = [item for item in value if item is not None]
                 for child in value:
                     child._msl_parent = node
                 stack += value[::-1]
@@ -766,6 +773,13 @@ def _preorder(root: ast.AST, indexed: Iterable[type] = _INDEXED_KINDS):
                 value._msl_parent = node
                 push(value)
     return order, spans, positions
+
+
+def _reversed_child_fields(kind: type) -> Tuple[str, ...]:
+    """`child_fields` backwards, with a list field that may hold None marked "?name": getattr finds no such
+    attribute, so only a field that reads as None is tested for the mark."""
+    with_none = LISTS_WITH_NONE.get(kind)
+    return tuple(f"?{name}" if name == with_none else name for name in child_fields(kind)[::-1])
 
 
 _REVERSED_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node class -> `child_fields` backwards
