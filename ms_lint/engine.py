@@ -346,14 +346,18 @@ class _CallHooks:
     """The `visit_call` hooks of one dispatch table, chosen for each call by the names its function can end in
     (`Rule.call_names`): most rules look for a few names, and every call of a module would reach all of them."""
 
-    __slots__ = ("hooks", "_chosen")
+    __slots__ = ("hooks", "_unfiltered", "_wanted", "_chosen")
 
     def __init__(self, hooks: Tuple[Tuple[Rule, object], ...]):
         self.hooks = hooks
+        self._unfiltered = tuple((rule, method) for rule, method in hooks if rule.call_names is None)
+        self._wanted = frozenset().union(*(rule.call_names for rule, _ in hooks if rule.call_names is not None))
         self._chosen: Dict[Tuple[str, ...], Tuple[Tuple[Rule, object], ...]] = {}  # names -> the hooks, in order
 
     def of(self, call: ast.Call, graph: GraphScope) -> Tuple[Tuple[Rule, object], ...]:
         names = graph.names_called(call.func)
+        if self._wanted.isdisjoint(names):
+            return self._unfiltered  # most calls: no rule that declares names looks for them
         chosen = self._chosen.get(names)
         if chosen is None:
             chosen = self._chosen[names] = tuple(

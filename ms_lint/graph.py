@@ -119,6 +119,7 @@ class GraphScope:
         self._tensor_values: Dict[FunctionNode, object] = {}
         self._qualnames: Dict[ast.AST, Optional[str]] = {}
         self._local_uses: Dict[FunctionNode, Dict[str, List[ast.AST]]] = {}
+        self._def_imports: Optional[FrozenSet[str]] = None
         self._derived: Optional[Dict[str, List[CellClass]]] = None
         self._top_level: Optional[Dict[str, FunctionNode]] = None
         self._scopes: Optional[List[Tuple[int, int, ast.AST]]] = None  # see scopes_within
@@ -427,16 +428,31 @@ class GraphScope:
 
     def names_called(self, func: ast.expr) -> Tuple[str, ...]:
         """The names a call of `func` can be asked about by its last name (`Rule.call_names`): the attribute of
-        `a.b.f`; for `f`, the name and, when an import binds it to another one, the last component of
-        `qualname(f)`; none for anything else (`f()()`, `fs[0]()`)."""
+        `a.b.f`; for `f`, the name and, when an import binds it to another one, the last component of what it
+        binds (`qualname(f)` where a def's own import may bind it, else the module's imports: a superset of what
+        `qualname` gives, without finding the def around every call); none for anything else (`f()()`)."""
         kind = func.__class__
         if kind is ast.Attribute:
             return (func.attr,)
         if kind is not ast.Name:
             return ()
-        qualname = self.qualname(func)
-        last = qualname.rpartition(".")[2] if qualname else func.id
-        return (func.id,) if last == func.id else (func.id, last)
+        name = func.id
+        if name in self._names_imported_in_defs():
+            qualname = self.qualname(func)
+            last = qualname.rpartition(".")[2] if qualname else name
+        else:
+            target = self.imports.names.get(name)
+            last = target.rpartition(".")[2] if target else name
+        return (name,) if last == name else (name, last)
+
+    def _names_imported_in_defs(self) -> FrozenSet[str]:
+        """The names an import in the body of some def of the module binds."""
+        if self._def_imports is None:
+            self._def_imports = frozenset(
+                name for scope in self._spans if scope.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef)
+                and self.spells_import(scope) and (imports := self._imports_of(scope)) is not self.imports
+                for name in imports.names)
+        return self._def_imports
 
     def last_name(self, expr: ast.AST) -> Optional[str]:
         """The last component `qualname(expr)` can have, found without resolving scopes: the attribute of
