@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ms_lint.source import SourceError, parse, read
+from ms_lint.source import SourceError, parse, read, walk
 
 _NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTAX_LEVEL")
 _FACTS = "_msl_context_facts"  # cache on a module's tree: see facts_of_module
@@ -49,7 +49,7 @@ def facts_of_module(tree: ast.Module, path: str) -> Tuple[List[Tuple[str, int]],
 
 def _facts_of_module(tree: ast.Module) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
     levels, targets = [], []
-    nodes = list(ast.walk(tree))
+    nodes = list(walk(tree))  # the same order as ast.walk, a few times faster
     ignored = {id(k.value) for node in nodes if isinstance(node, ast.Call) and _called_name(node) == "jit"
                for k in node.keywords if k.arg == "jit_config"}  # jit() drops jit_config in 2.10 (measured)
     for node in nodes:

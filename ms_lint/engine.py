@@ -14,7 +14,7 @@ import os
 import pkgutil
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Type
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple, Type
 
 from ms_lint import checkers, context, suppression
 from ms_lint.config import Settings
@@ -271,12 +271,12 @@ class Linter:
     def _walk(self, ctx: Context, rules: List[Rule], result: FileResult) -> Iterable[Diagnostic]:
         """The hooks of the selected rules on the parts of the module they look at, in preorder (the module was
         walked once, iteratively, by GraphScope: no recursion limit)."""
-        text = ctx.source.text
         graph = ctx.graph
-        # a rule runs where its scope is (Cell classes, graph code) and only if the text has one of its needles
+        # a rule runs where its scope is (Cell classes, graph code) and only if the text has one of its needles;
+        # for a rule that looks only at calls of a few names, the needles are searched when such a call is met
         present = {"module", *(("cell",) if graph.cells else ()), *(("graph",) if graph.compiled else ())}
-        active = [rule for rule in rules if rule.scope in present and (
-            not rule.needles or any(needle in text for needle in rule.needles))]
+        has_needles = _NeedleSearch(ctx.source.text)
+        active = [rule for rule in rules if rule.scope in present and (_calls_only(type(rule)) or has_needles(rule))]
         # node class -> its hooks (rule, method), in rule order, for each (in a Cell class, in graph code) case
         hooks_of: Dict[type, List[Tuple[Rule, object]]] = {}
         for rule in active:
@@ -285,7 +285,7 @@ class Linter:
         if not hooks_of:
             return
         # for each (in a Cell class, in graph code) case: node class -> its hooks (rule, method), in rule order
-        tables = {(in_cell, compiled): {kind: _CallHooks(found) if kind is ast.Call and any(
+        tables = {(in_cell, compiled): {kind: _CallHooks(found, has_needles) if kind is ast.Call and any(
                                             rule.call_names is not None for rule, _ in found) else found
                                         for kind, hooks in hooks_of.items()
                                         if (found := tuple(h for h in hooks if _runs(h[0].scope, in_cell, compiled)))}
@@ -346,10 +346,11 @@ class _CallHooks:
     """The `visit_call` hooks of one dispatch table, chosen for each call by the names its function can end in
     (`Rule.call_names`): most rules look for a few names, and every call of a module would reach all of them."""
 
-    __slots__ = ("hooks", "_unfiltered", "_wanted", "_chosen")
+    __slots__ = ("hooks", "_has_needles", "_unfiltered", "_wanted", "_chosen")
 
-    def __init__(self, hooks: Tuple[Tuple[Rule, object], ...]):
+    def __init__(self, hooks: Tuple[Tuple[Rule, object], ...], has_needles: Callable[[Rule], bool]):
         self.hooks = hooks
+        self._has_needles = has_needles
         self._unfiltered = tuple((rule, method) for rule, method in hooks if rule.call_names is None)
         self._wanted = frozenset().union(*(rule.call_names for rule, _ in hooks if rule.call_names is not None))
         self._chosen: Dict[Tuple[str, ...], Tuple[Tuple[Rule, object], ...]] = {}  # names -> the hooks, in order
@@ -362,8 +363,29 @@ class _CallHooks:
         if chosen is None:
             chosen = self._chosen[names] = tuple(
                 (rule, method) for rule, method in self.hooks
-                if rule.call_names is None or not rule.call_names.isdisjoint(names))
+                if (rule.call_names is None or not rule.call_names.isdisjoint(names)) and self._has_needles(rule))
         return chosen
+
+
+class _NeedleSearch:
+    """Does a module's text hold one of a rule's needles (`Rule.needles`)? Each rule's search done once."""
+
+    __slots__ = ("text", "_found")
+
+    def __init__(self, text: str):
+        self.text = text
+        self._found: Dict[Rule, bool] = {}
+
+    def __call__(self, rule: Rule) -> bool:
+        found = self._found.get(rule)
+        if found is None:
+            found = self._found[rule] = not rule.needles or any(needle in self.text for needle in rule.needles)
+        return found
+
+
+def _calls_only(rule: Type[Rule]) -> bool:
+    """Does the rule look only at calls of the names it declares (`Rule.call_names`)?"""
+    return rule.call_names is not None and all(kind is ast.Call for kind, _ in _hooks(rule))
 
 
 def _runs_of(graph: GraphScope, root: ast.AST, compiled: bool, in_cell: bool) -> List[Tuple[int, int, bool, bool]]:

@@ -284,6 +284,7 @@ CALL_NAME_SOURCE = textwrap.dedent('''
             f(x)
             [ops.relu][0](x)
             (lambda v: v)(x)
+            n = len(self.cells ())  # a call MSL010 looks for, in a module without its needle (no space)
             return self.conv(x)[keep] + y
 ''')
 

@@ -63,6 +63,8 @@ class CellListAttribute(Rule):
     def visit_assign(self, node: ast.Assign, ctx):
         if not any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) for t in node.targets):
             return  # no `self.<attribute> = ...` target: spares finding the method around most assignments
+        if not _may_be_container(node.value):
+            return  # `self.conv = nn.Conv2d(...)`, `self.n = 3`: most attribute assignments
         function = enclosing_function(node)
         if function is None or isinstance(function, ast.Lambda) or ctx.graph.is_compiled(function):
             return
@@ -82,7 +84,7 @@ class CellListAttribute(Rule):
                 consequence="its Cells' parameters are not registered (never trained; two or more fail to compile)",
                 fix=self._fix(ctx, node.value, container, ctx.graph.cell_of(node)))
 
-    # ----- what the value holds ---------------------------------------------------------------------------
+    # ----- what the value holds (`_may_be_container` lists the forms accepted) ------------------------------
     def _cell_container(self, ctx, value, function, class_node, attribute, self_name) -> Optional[str]:
         if isinstance(value, (ast.List, ast.Tuple)):
             if any(self._is_cell(ctx, e, function) for e in value.elts):
@@ -242,3 +244,17 @@ def _mentions(expr, attribute: str, local: Optional[str]) -> bool:
         if local and isinstance(node, ast.Name) and node.id == local:
             return True
     return False
+
+
+_CONTAINER_FORMS = frozenset({ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Dict, ast.DictComp, ast.Name})
+
+
+def _may_be_container(value: ast.expr) -> bool:
+    """The forms `_cell_container` can find Cells in: literals, comprehensions, `list(...)`/`tuple(...)`, a sum
+    of those, a local name."""
+    kind = value.__class__
+    if kind is ast.Call:
+        return value.func.__class__ is ast.Name and value.func.id in ("list", "tuple") and len(value.args) == 1
+    if kind is ast.BinOp:
+        return value.op.__class__ is ast.Add
+    return kind in _CONTAINER_FORMS
