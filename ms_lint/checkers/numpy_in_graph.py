@@ -106,7 +106,8 @@ class NumpyInGraph(Rule):
             return  # one report for a whole `a + b + c` chain, from its outermost operation
         operands = list(_arithmetic_operands(node))
         tensors = ctx.graph.tensors(node)
-        if any(tensors.is_graph_tensor(o) for o in operands) and any(tensors.is_ndarray(o) for o in operands):
+        # the array first: rare, and cheaper to rule out than tensor data
+        if any(tensors.is_ndarray(o) for o in operands) and any(tensors.is_graph_tensor(o) for o in operands):
             yield self.report(ctx, node, severity="error", what="arithmetic between a tensor and a NumPy array",
                               consequence="raises TypeError at run time in every mode")
 
