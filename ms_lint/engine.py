@@ -181,10 +181,13 @@ class Linter:
         graph = None
         try:
             compile_context = self.compile_context(source.path)
+            # the walk notes where the nodes are that the rules which may run here look at (`_walk`)
+            has_needles = _NeedleSearch(source.text)
+            hooked = _hooked_kinds([rule for rule in rules if _calls_only(type(rule)) or has_needles(rule)])
             graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
-                               source.text, compile_context.syntax_level, _hooked_kinds(rules))
+                               source.text, compile_context.syntax_level, hooked)
             ctx = Context(source, tree, graph, self.settings, compile_context)
-            for diagnostic in self._walk(ctx, rules, result):
+            for diagnostic in self._walk(ctx, rules, has_needles, result):
                 if suppressions is None:
                     suppressions = suppression.parse(source.text, tree)
                 if not self._suppressed(suppressions, diagnostic):
@@ -268,14 +271,14 @@ class Linter:
                     rule.code, diagnostic.severity)))
         return result
 
-    def _walk(self, ctx: Context, rules: List[Rule], result: FileResult) -> Iterable[Diagnostic]:
+    def _walk(self, ctx: Context, rules: List[Rule], has_needles: "_NeedleSearch",
+              result: FileResult) -> Iterable[Diagnostic]:
         """The hooks of the selected rules on the parts of the module they look at, in preorder (the module was
         walked once, iteratively, by GraphScope: no recursion limit)."""
         graph = ctx.graph
         # a rule runs where its scope is (Cell classes, graph code) and only if the text has one of its needles;
         # for a rule that looks only at calls of a few names, the needles are searched when such a call is met
         present = {"module", *(("cell",) if graph.cells else ()), *(("graph",) if graph.compiled else ())}
-        has_needles = _NeedleSearch(ctx.source.text)
         active = [rule for rule in rules if rule.scope in present and (_calls_only(type(rule)) or has_needles(rule))]
         # node class -> its hooks (rule, method), in rule order, for each (in a Cell class, in graph code) case
         hooks_of: Dict[type, List[Tuple[Rule, object]]] = {}
