@@ -96,7 +96,9 @@ class Rule:
 
     A subclass declares `code`, `name`, `severity`, `scope`, `message` (a `str.format` template) and, when it has
     one, `fix_applicability`; its docstring is its documentation. It defines `visit_<node>` hooks named after
-    `ast` node classes in snake case (`visit_call`, `visit_aug_assign`) that yield diagnostics from `self.report`.
+    `ast` node classes in snake case (`visit_call`, `visit_aug_assign`) that yield diagnostics from `self.report`
+    (a hook on a common node may instead return None at once for the nodes it rules out, and a generator of
+    diagnostics for the others: a plain return costs less than a generator that finds nothing).
     """
 
     code: ClassVar[str]

@@ -75,7 +75,9 @@ class AttributeAssignedInGraph(Rule):
     message = "`self.{attribute}` assigned in graph code reached from `{entry}`: {level_note}"
 
     def visit_assign(self, node: ast.Assign, ctx):
-        yield from self._check(ctx, node, node.targets)
+        if all(target.__class__ is ast.Name for target in node.targets):
+            return None  # `x = ...`: most assignments in graph code (a plain return: no generator for them)
+        return self._check(ctx, node, node.targets)
 
     def visit_aug_assign(self, node: ast.AugAssign, ctx):
         yield from self._check(ctx, node, [node.target])

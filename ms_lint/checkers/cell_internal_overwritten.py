@@ -75,8 +75,9 @@ class CellInternalOverwritten(Rule):
     call_names = frozenset({"setattr"})
 
     def visit_assign(self, node: ast.Assign, ctx):
-        for target in node.targets:
-            yield from self._check_target(ctx, node, target)
+        if not any(_may_shadow(target) for target in node.targets):
+            return None  # most assignments (a plain return: no generator for them)
+        return (found for target in node.targets for found in self._check_target(ctx, node, target))
 
     def visit_ann_assign(self, node: ast.AnnAssign, ctx):
         if node.value is not None:  # a bare annotation assigns nothing
@@ -164,3 +165,12 @@ class CellInternalOverwritten(Rule):
 def _bound(method: ast.FunctionDef) -> int:
     """1 for the `self` of a method, 0 for a staticmethod (its first parameter is an input)."""
     return 0 if any(getattr(d, "id", None) == "staticmethod" for d in method.decorator_list) else 1
+
+
+def _may_shadow(target: ast.expr) -> bool:
+    """Can `_check_target` report this target: a name or attribute named like a Cell internal, or a tuple or list
+    holding one?"""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_may_shadow(element) for element in target.elts)
+    name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+    return name in _SHADOWABLE

@@ -62,9 +62,12 @@ class CellListAttribute(Rule):
 
     def visit_assign(self, node: ast.Assign, ctx):
         if not any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) for t in node.targets):
-            return  # no `self.<attribute> = ...` target: spares finding the method around most assignments
+            return None  # no `self.<attribute> = ...` target (a plain return: no generator for most assignments)
         if not _may_be_container(node.value):
-            return  # `self.conv = nn.Conv2d(...)`, `self.n = 3`: most attribute assignments
+            return None  # `self.conv = nn.Conv2d(...)`, `self.n = 3`: most attribute assignments
+        return self._check(node, ctx)
+
+    def _check(self, node: ast.Assign, ctx):
         function = enclosing_function(node)
         if function is None or isinstance(function, ast.Lambda) or ctx.graph.is_compiled(function):
             return

@@ -84,8 +84,9 @@ class InplaceOnSlice(Rule):
     fix_applicability = "safe"
 
     def visit_assign(self, node: ast.Assign, ctx):
-        if len(node.targets) == 1:
-            yield from self._parameter_slice_update(ctx, node, node.targets[0], node.value, "=")
+        if len(node.targets) != 1 or node.targets[0].__class__ is not ast.Subscript:
+            return None  # only a slice can be updated (a plain return: no generator for most assignments)
+        return self._parameter_slice_update(ctx, node, node.targets[0], node.value, "=")
 
     def visit_aug_assign(self, node: ast.AugAssign, ctx):
         yield from self._parameter_slice_update(ctx, node, node.target, node.value, _OPERATORS.get(type(node.op)))

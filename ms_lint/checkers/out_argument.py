@@ -64,7 +64,10 @@ class OutArgument(Rule):
     def visit_call(self, node: ast.Call, ctx):
         out = next((k for k in node.keywords if k.arg == "out"), None)
         if out is None or (isinstance(out.value, ast.Constant) and out.value.value is None):
-            return
+            return None  # most calls (a plain return: no generator for them)
+        return self._report(node, ctx, out)
+
+    def _report(self, node: ast.Call, ctx, out: ast.keyword):
         qualname = ctx.graph.qualname(node.func) or ""
         if not qualname.startswith(_PACKAGES):
             return

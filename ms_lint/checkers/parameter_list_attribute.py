@@ -63,7 +63,10 @@ class ParameterListAttribute(Rule):
 
     def visit_assign(self, node: ast.Assign, ctx):
         if not _container_form(node.value):
-            return  # most assignments (`self.conv = nn.Conv2d(...)`): known without looking around
+            return None  # most assignments (`self.conv = nn.Conv2d(...)`): known without looking around
+        return self._check(node, ctx)
+
+    def _check(self, node: ast.Assign, ctx):
         function = enclosing_function(node)
         if function is None or isinstance(function, ast.Lambda) or not function.args.args \
                 or ctx.graph.is_compiled(function):

@@ -88,16 +88,19 @@ class RemovedJitApi(Rule):
                                               f"`{REMOVED[alias.name]}`",
                                   fix=self._import_fix(ctx, node, index))
 
+    # the name and attribute hooks run on most nodes of the modules that spell a needle: plain returns for them
     def visit_name(self, node: ast.Name, ctx):
         last = ctx.graph.last_name(node)
         if last not in REMOVED and not (last is None and node.id in REMOVED):
-            return  # a name bound by a function-level `import ... as` alias is only caught at its import
+            return None  # a name bound by a function-level `import ... as` alias is only caught at its import
         if isinstance(node.ctx, ast.Load) and node.id not in _guarded(ctx):
-            yield from self._use(node, ctx)
+            return self._use(node, ctx)
+        return None
 
     def visit_attribute(self, node: ast.Attribute, ctx):
         if isinstance(node.ctx, ast.Load) and node.attr in REMOVED:
-            yield from self._use(node, ctx)
+            return self._use(node, ctx)
+        return None
 
     def visit_call(self, node: ast.Call, ctx):
         if not any(k.arg in DROPPED or k.arg == "jit_syntax_level" for k in node.keywords):

@@ -138,8 +138,13 @@ class TorchTensorApi(Rule):
 
     def visit_keyword(self, node: ast.keyword, ctx):
         """`ops.zeros(2, device=torch.device("cuda"))`: a PyTorch device handed to MindSpore."""
+        if node.arg != "device":
+            return None  # most keywords (a plain return: no generator for them)
+        return self._device(node, ctx)
+
+    def _device(self, node: ast.keyword, ctx):
         call = ctx.parent(node)
-        if node.arg != "device" or not isinstance(call, ast.Call) or _uses_mindtorch(ctx):
+        if not isinstance(call, ast.Call) or _uses_mindtorch(ctx):
             return
         qualname = ctx.graph.qualname(call.func) or ""
         if qualname.startswith("mindspore.") and _is_torch_device_call(ctx, node.value):
