@@ -286,7 +286,7 @@ class TensorValues:
 
     def _define(self, target: ast.AST, statement: ast.AST, value, at_end: bool = False) -> None:
         position = (statement.end_lineno, statement.end_col_offset)
-        for node in _target_names(target):
+        for node in target_names(target):
             self._definitions.setdefault(node.id, []).append((position, statement, value))
 
     def _parameters(self) -> Dict[str, str]:
@@ -400,7 +400,7 @@ def _in_shape_position(node: ast.AST) -> bool:
     return False
 
 
-def _target_names(target: ast.AST):
+def target_names(target: ast.AST):
     """The names an assignment target writes: `a` and `b` in `a, b = ...`, `a` in `a[i] = ...` and `a.x = ...`;
     never the names used in an index (`i`), which are only read."""
     stack = [target]

@@ -325,3 +325,48 @@ def test_the_engine_finds_with_call_names_what_it_finds_without(monkeypatch):
         monkeypatch.setattr(rule, "call_names", None)
     assert lint_all() == with_names
     assert sum(map(len, with_names)) > 300
+
+
+MASK_SOURCE = textwrap.dedent('''
+    import mindspore as ms
+    from mindspore import nn, ops
+
+    class Net(nn.Cell):
+        def construct(self, x, y, i):
+            m = x > 0
+            n: ms.Tensor = ~m
+            a, b = x > 1, y
+            c = ops.logical_and(m, n)
+            d = m
+            d2 = d
+            if (e := x < 2).any():
+                pass
+            f = x
+            f += 1
+            for g in [m, n]:
+                pass
+            h = [v > 0 for v in (x, y)]
+            return x[m] + x[n] + x[a] + x[b] + x[c] + x[d2] + x[e] + x[f] + x[g] + x[h] + x[i] + x[y]
+''')
+
+
+def test_a_name_is_a_mask_only_where_a_binding_gives_it_a_mask_form():
+    """MSL043 skips the tensor analysis of `x[name]` when no binding of the name has a form `_is_mask` accepts."""
+    from ms_lint.checkers import dynamic_shape_op
+
+    checked = masks = 0
+    for source in [MASK_SOURCE, SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        graph = GraphScope(tree, "pkg.model", "pkg/model.py", ProjectIndex(), None, source)
+        ctx = Context(SourceFile("pkg/model.py", source, module_name="pkg.model"), tree, graph, Settings())
+        for function in graph.compiled:
+            for node in graph.subtree(function):
+                if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name):
+                    is_mask = dynamic_shape_op._is_mask(graph.tensors(node), node.slice)
+                    masks += is_mask
+                    checked += 1
+                    assert not is_mask or dynamic_shape_op._may_name_mask(ctx, node, node.slice.id), ast.unparse(node)
+    assert checked >= 15 and masks >= 6, (checked, masks)

@@ -3,7 +3,9 @@ from __future__ import annotations
 import ast
 
 from ms_lint import framework
+from ms_lint.graph import enclosing_function
 from ms_lint.rule import Rule
+from ms_lint.tensors import target_names
 
 # Ops whose output shape depends on the values of their input.
 _DYNAMIC_OPS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "unique_with_pad"})
@@ -12,6 +14,7 @@ _MASK_OPS = frozenset({"logical_and", "logical_or", "logical_not", "logical_xor"
                        "isneginf", "isposinf", "isclose", "eq", "ne", "gt", "ge", "lt", "le", "greater", "less",
                        "greater_equal", "less_equal", "equal", "not_equal", "bool"})
 _MASK_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
+_MASK_NAMES = "_msl_mask_names"  # function -> the names bound to a mask form, cached on the module's tree
 
 
 class DynamicShapeOp(Rule):
@@ -72,6 +75,8 @@ class DynamicShapeOp(Rule):
         slices = index.elts if isinstance(index, ast.Tuple) else [index]
         if not _may_be_mask(index) and not any(_has_computed_bound(part) for part in slices):
             return  # `x[0]`, `x[:, 1:-1]`, `x[i, j]`: spares the tensor analysis of most subscripts
+        if index.__class__ is ast.Name and not _may_name_mask(ctx, node, index.id):
+            return  # `x[i]`: a name is a mask only through a binding to a mask form (`_is_mask`)
         tensors = ctx.graph.tensors(node)
         if not tensors.derives(node.value):
             return
@@ -113,6 +118,37 @@ def _may_be_mask(expr: ast.expr) -> bool:
     if isinstance(expr, ast.Call):
         return _call_name(expr) in _MASK_OPS
     return isinstance(expr, (ast.Compare, ast.Name))
+
+
+def _may_name_mask(ctx, node: ast.AST, name: str) -> bool:
+    """Can `name`, read in the function around `node`, be bound to a form `_is_mask` accepts? The names bound to
+    such a form by the bindings the tensor analysis reads (`TensorValues.definition`), gathered once per function
+    (on the tree: released with it)."""
+    function = enclosing_function(node)
+    if function is None:
+        return True
+    by_function = getattr(ctx.tree, _MASK_NAMES, None)
+    if by_function is None:
+        by_function = {}
+        setattr(ctx.tree, _MASK_NAMES, by_function)
+    names = by_function.get(function)
+    if names is None:
+        names = by_function[function] = frozenset(
+            bound.id for binding in ctx.graph.nodes_of(function).bindings for target, value in _bound_values(binding)
+            if _may_be_mask(value) for bound in target_names(target))
+    return name in names
+
+
+def _bound_values(binding: ast.AST):
+    """(target, value expression) of a binding, for those whose definition is an expression."""
+    kind = binding.__class__
+    if kind is ast.Assign:
+        return [(target, binding.value) for target in binding.targets]
+    if kind is ast.AnnAssign and binding.value is not None or kind is ast.NamedExpr:
+        return [(binding.target, binding.value)]
+    if kind is ast.withitem and binding.optional_vars is not None:
+        return [(binding.optional_vars, binding.context_expr)]
+    return []
 
 
 def _has_computed_bound(part: ast.expr) -> bool:
