@@ -289,20 +289,24 @@ CALL_NAME_SOURCE = textwrap.dedent('''
 ''')
 
 
+def _contexts(extra_source: str):
+    """(graph, rule context) of `extra_source`, SOURCE and every parsable fixture."""
+    for source in [extra_source, SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue  # the fixture of unparsable files
+        graph = GraphScope(tree, "pkg.model", "pkg/model.py", ProjectIndex(), None, source)
+        yield graph, Context(SourceFile("pkg/model.py", source, module_name="pkg.model"), tree, graph, Settings())
+
+
 def test_rules_skip_only_calls_their_call_names_rule_out():
     """`Rule.call_names` must be an exact necessary condition: on every call of the fixtures (in and out of graph
     code, aliased imports, calls of calls), a rule's `visit_call` finds nothing where the engine would skip it."""
     rules = [rule() for rule in all_rules() if rule.call_names is not None and hasattr(rule, "visit_call")]
     assert len(rules) >= 20
-    sources = [CALL_NAME_SOURCE, SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]
     skipped = 0
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        graph = GraphScope(tree, "pkg.model", "pkg/model.py", ProjectIndex(), None, source)
-        ctx = Context(SourceFile("pkg/model.py", source, module_name="pkg.model"), tree, graph, Settings())
+    for graph, ctx in _contexts(CALL_NAME_SOURCE):
         for call in graph.of_kind(graph.tree, ast.Call):
             names = graph.names_called(call.func)
             for rule in rules:
@@ -355,13 +359,7 @@ def test_a_name_is_a_mask_only_where_a_binding_gives_it_a_mask_form():
     from ms_lint.checkers import dynamic_shape_op
 
     checked = masks = 0
-    for source in [MASK_SOURCE, SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        graph = GraphScope(tree, "pkg.model", "pkg/model.py", ProjectIndex(), None, source)
-        ctx = Context(SourceFile("pkg/model.py", source, module_name="pkg.model"), tree, graph, Settings())
+    for graph, ctx in _contexts(MASK_SOURCE):
         for function in graph.compiled:
             for node in graph.subtree(function):
                 if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name):
