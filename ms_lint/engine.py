@@ -181,9 +181,11 @@ class Linter:
         graph = None
         try:
             compile_context = self.compile_context(source.path)
-            # the walk notes where the nodes are that the rules which may run here look at (`_walk`)
+            # the walk notes where the nodes are that the rules which may run here look at (`_walk`); the needles
+            # of module rules are searched now (MSL065 hooks every name), the others' once their scope is known
             has_needles = _NeedleSearch(source.text)
-            hooked = _hooked_kinds([rule for rule in rules if _calls_only(type(rule)) or has_needles(rule)])
+            hooked = _hooked_kinds([rule for rule in rules if rule.scope != "module" or _calls_only(type(rule))
+                                    or has_needles(rule)])
             graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
                                source.text, compile_context.syntax_level, hooked)
             ctx = Context(source, tree, graph, self.settings, compile_context)
