@@ -441,8 +441,7 @@ class GraphScope:
             qualname = self.qualname(func)
             last = qualname.rpartition(".")[2] if qualname else name
         else:
-            target = self.imports.names.get(name)
-            last = target.rpartition(".")[2] if target else name
+            last = self.last_name(func) or name
         return (name,) if last == name else (name, last)
 
     def _names_imported_in_defs(self) -> FrozenSet[str]:

@@ -265,26 +265,16 @@ class TensorValues:
 
     def _collect_definitions(self) -> None:
         for node in self.graph.nodes_of(self.function).bindings:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    self._define(target, node, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and getattr(node, "value", None) is not None:
-                self._define(node.target, node, node if isinstance(node, ast.AugAssign) else node.value)
-            elif isinstance(node, (ast.For, ast.AsyncFor)):
-                self._define(node.target, node.target, node, at_end=True)
-            elif isinstance(node, ast.comprehension):
-                self._define(node.target, node.target, node, at_end=True)
-            elif isinstance(node, ast.NamedExpr):
-                self._define(node.target, node, node.value)
-            elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
-                self._define(node.optional_vars, node.optional_vars, node.context_expr, at_end=True)
-            elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+            assigned = assignments_of(node)
+            for target, statement, value in assigned:
+                self._define(target, statement, value)
+            if not assigned and isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
                 for bound in _bound_names(node):
                     self._definitions.setdefault(bound, []).append(((node.lineno, node.col_offset), node, None))
         for definitions in self._definitions.values():
             definitions.sort(key=lambda d: d[0])
 
-    def _define(self, target: ast.AST, statement: ast.AST, value, at_end: bool = False) -> None:
+    def _define(self, target: ast.AST, statement: ast.AST, value) -> None:
         position = (statement.end_lineno, statement.end_col_offset)
         for node in target_names(target):
             self._definitions.setdefault(node.id, []).append((position, statement, value))
@@ -398,6 +388,24 @@ def _in_shape_position(node: ast.AST) -> bool:
                                                                                    "reshape", "view", "zeros",
                                                                                    "ones", "empty", "full", "arange")
     return False
+
+
+def assignments_of(binding: ast.AST) -> List[Tuple[ast.AST, ast.AST, ast.AST]]:
+    """(target, statement, value) for what a binding assigns, as `definition` reports it: the value expression of
+    an assignment, a walrus or a `with ... as`; the statement itself for an augmented assignment; the loop (`For`,
+    `comprehension`) for a loop target. The statement's end is where the definition starts to reach. Empty for
+    imports, defs and other bindings."""
+    if isinstance(binding, ast.Assign):
+        return [(target, binding, binding.value) for target in binding.targets]
+    if isinstance(binding, (ast.AnnAssign, ast.AugAssign)) and getattr(binding, "value", None) is not None:
+        return [(binding.target, binding, binding if isinstance(binding, ast.AugAssign) else binding.value)]
+    if isinstance(binding, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return [(binding.target, binding.target, binding)]
+    if isinstance(binding, ast.NamedExpr):
+        return [(binding.target, binding, binding.value)]
+    if isinstance(binding, ast.withitem) and binding.optional_vars is not None:
+        return [(binding.optional_vars, binding.optional_vars, binding.context_expr)]
+    return []
 
 
 def target_names(target: ast.AST):

@@ -5,7 +5,7 @@ import ast
 from ms_lint import framework
 from ms_lint.graph import enclosing_function
 from ms_lint.rule import Rule
-from ms_lint.tensors import target_names
+from ms_lint.tensors import assignments_of, target_names
 
 # Ops whose output shape depends on the values of their input.
 _DYNAMIC_OPS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "unique_with_pad"})
@@ -134,21 +134,9 @@ def _may_name_mask(ctx, node: ast.AST, name: str) -> bool:
     names = by_function.get(function)
     if names is None:
         names = by_function[function] = frozenset(
-            bound.id for binding in ctx.graph.nodes_of(function).bindings for target, value in _bound_values(binding)
-            if _may_be_mask(value) for bound in target_names(target))
+            bound.id for binding in ctx.graph.nodes_of(function).bindings
+            for target, _, value in assignments_of(binding) if _may_be_mask(value) for bound in target_names(target))
     return name in names
-
-
-def _bound_values(binding: ast.AST):
-    """(target, value expression) of a binding, for those whose definition is an expression."""
-    kind = binding.__class__
-    if kind is ast.Assign:
-        return [(target, binding.value) for target in binding.targets]
-    if kind is ast.AnnAssign and binding.value is not None or kind is ast.NamedExpr:
-        return [(binding.target, binding.value)]
-    if kind is ast.withitem and binding.optional_vars is not None:
-        return [(binding.optional_vars, binding.context_expr)]
-    return []
 
 
 def _has_computed_bound(part: ast.expr) -> bool:
