@@ -24,6 +24,12 @@ _NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTA
 _FACTS = "_msl_context_facts"  # cache on a module's tree: see facts_of_module
 _TARGETS = {"ascend": "ascend", "gpu": "gpu", "cpu": "cpu", "davinci": "ascend"}
 _MAX_FILES = 20000
+# What a file must spell to set a level or a target `_facts_of_module` reads: the level names, or `device_target=`
+# / `set_device(` before a string literal (blanks, comments, line continuations and parentheses between). Most
+# files that spell a needle only read a variable (`args.device_target`): they are not parsed.
+_BLANK = rb"(?:\s|\\|#[^\n]*)*"  # blanks, line continuations, comments
+_MAY_SET = re.compile(rb"jit_syntax_level|MS_DEV_JIT_SYNTAX_LEVEL|(?:device_target" + _BLANK + rb"=|set_device"
+                      + _BLANK + rb"\()(?:\s|\\|#[^\n]*|\()*[rRuUbBfF]*['\"]")
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,7 @@ def scan(files: Iterable[str]) -> CompileContext:
             continue
         if b"add_flags" in data:
             flags.update(flag_names(data.decode("utf-8", errors="replace")))
-        if not any(needle.encode() in data for needle in _NEEDLES):
+        if not any(needle.encode() in data for needle in _NEEDLES) or not _MAY_SET.search(data):
             continue
         try:
             tree = parse(read(path))

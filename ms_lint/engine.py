@@ -143,6 +143,9 @@ class Linter:
         self.index = index or ProjectIndex()
         self.rules = [rule() for rule in all_rules()]
         self._selection: Optional[List[Rule]] = None
+        self._calls_only = frozenset(rule for rule in self.rules if _calls_only(type(rule)))
+        # the rules that may run in a module -> its dispatch tables (few combinations: built once, not per module)
+        self._dispatch: Dict[Tuple[Rule, ...], "_Dispatch"] = {}
 
     # ----- entry points ---------------------------------------------------------------------------------------
     def lint_path(self, path: str) -> FileResult:
@@ -184,8 +187,8 @@ class Linter:
             # the walk notes where the nodes are that the rules which may run here look at (`_walk`); the needles
             # of module rules are searched now (MSL065 hooks every name), the others' once their scope is known
             has_needles = _NeedleSearch(source.text)
-            hooked = _hooked_kinds([rule for rule in rules if rule.scope != "module" or _calls_only(type(rule))
-                                    or has_needles(rule)])
+            hooked = _hooked_kinds(tuple(rule for rule in rules if rule.scope != "module"
+                                         or rule in self._calls_only or has_needles(rule)))
             graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
                                source.text, compile_context.syntax_level, hooked)
             ctx = Context(source, tree, graph, self.settings, compile_context)
@@ -281,34 +284,27 @@ class Linter:
         # a rule runs where its scope is (Cell classes, graph code) and only if the text has one of its needles;
         # for a rule that looks only at calls of a few names, the needles are searched when such a call is met
         present = {"module", *(("cell",) if graph.cells else ()), *(("graph",) if graph.compiled else ())}
-        active = [rule for rule in rules if rule.scope in present and (_calls_only(type(rule)) or has_needles(rule))]
-        # node class -> its hooks (rule, method), in rule order, for each (in a Cell class, in graph code) case
-        hooks_of: Dict[type, List[Tuple[Rule, object]]] = {}
-        for rule in active:
-            for node_class, method in _hooks(type(rule)):
-                hooks_of.setdefault(node_class, []).append((rule, getattr(rule, method)))
-        if not hooks_of:
+        active = tuple(rule for rule in rules
+                       if rule.scope in present and (rule in self._calls_only or has_needles(rule)))
+        dispatch = self._dispatch.get(active)
+        if dispatch is None:
+            dispatch = self._dispatch[active] = _Dispatch(active)
+        if not dispatch.kinds:
             return
-        # for each (in a Cell class, in graph code) case: node class -> its hooks (rule, method), in rule order
-        tables = {(in_cell, compiled): {kind: _CallHooks(found, has_needles) if kind is ast.Call and any(
-                                            rule.call_names is not None for rule, _ in found) else found
-                                        for kind, hooks in hooks_of.items()
-                                        if (found := tuple(h for h in hooks if _runs(h[0].scope, in_cell, compiled)))}
-                  for in_cell in (False, True) for compiled in (False, True)}
-        scopes = {rule.scope for rule in active}
-        if "module" in scopes:
+        tables = dispatch.tables_for(has_needles)
+        roots = []
+        if "module" in dispatch.scopes:
             roots = [(ctx.tree, False, False)]
         else:
-            roots = []
-            if "cell" in scopes:
+            if "cell" in dispatch.scopes:
                 for cell in graph.cells.values():  # outer classes come first: a nested Cell is walked once
                     if not _inside_any(cell.node, roots):
                         roots.append((cell.node, False, True))
-            if "graph" in scopes:
+            if "graph" in dispatch.scopes:
                 roots.extend((function, True, graph.cell_of(function) is not None)
                              for function in graph.compiled if not _inside_any(function, roots))
         order = graph.order  # the module's nodes in preorder: no second walk
-        hooked = graph.positions_of(hooks_of)  # where the nodes some rule looks at are in it (the walk noted them)
+        hooked = graph.positions_of(dispatch.kinds)  # where the nodes the rules look at are (the walk noted them)
         for root, compiled, in_cell in roots:
             for start, end, in_cell, compiled in _runs_of(graph, root, compiled, in_cell):
                 table = tables[in_cell, compiled]
@@ -347,28 +343,82 @@ class Linter:
             return None
 
 
-class _CallHooks:
-    """The `visit_call` hooks of one dispatch table, chosen for each call by the names its function can end in
+Hooks = Tuple[Tuple[Rule, object], ...]  # (rule, bound visit method), in rule order
+
+
+class _Dispatch:
+    """The hooks of a set of rules that may run in a module, by node class, for each of the four cases (in a
+    Cell class or not, in graph code or not). Built once per set of rules, not once per module."""
+
+    def __init__(self, active: Tuple[Rule, ...]):
+        hooks_of: Dict[type, List[Tuple[Rule, object]]] = {}
+        for rule in active:
+            for node_class, method in _hooks(type(rule)):
+                hooks_of.setdefault(node_class, []).append((rule, getattr(rule, method)))
+        self.kinds = tuple(hooks_of)
+        self.scopes = {rule.scope for rule in active}
+        # (in_cell, compiled) -> node class -> its hooks; a call's hooks, when some rule declares the names it
+        # looks for, are chosen per call (`_CallHooks`: the needle searches belong to the module)
+        self._tables = {(in_cell, compiled): {kind: _CallTable(found) if kind is ast.Call and any(
+                                                  rule.call_names is not None for rule, _ in found) else found
+                                              for kind, hooks in hooks_of.items()
+                                              if (found := tuple(h for h in hooks if _runs(h[0].scope, in_cell,
+                                                                                           compiled)))}
+                        for in_cell in (False, True) for compiled in (False, True)}
+
+    def tables_for(self, has_needles: Callable[[Rule], bool]) -> Dict[Tuple[bool, bool], Dict[type, object]]:
+        """The tables for one module: its calls' hooks also depend on the needles its text holds."""
+        tables = {}
+        for case, table in self._tables.items():
+            calls = table.get(ast.Call)
+            if calls.__class__ is _CallTable:
+                table = {**table, ast.Call: _CallHooks(calls, has_needles)}
+            tables[case] = table
+        return tables
+
+
+class _CallTable:
+    """The `visit_call` hooks of one dispatch table, by the names a call's function can end in
     (`Rule.call_names`): most rules look for a few names, and every call of a module would reach all of them."""
 
-    __slots__ = ("hooks", "_has_needles", "_unfiltered", "_wanted", "_chosen")
+    __slots__ = ("hooks", "unfiltered", "wanted", "_candidates")
 
-    def __init__(self, hooks: Tuple[Tuple[Rule, object], ...], has_needles: Callable[[Rule], bool]):
+    def __init__(self, hooks: Hooks):
         self.hooks = hooks
-        self._has_needles = has_needles
-        self._unfiltered = tuple((rule, method) for rule, method in hooks if rule.call_names is None)
-        self._wanted = frozenset().union(*(rule.call_names for rule, _ in hooks if rule.call_names is not None))
-        self._chosen: Dict[Tuple[str, ...], Tuple[Tuple[Rule, object], ...]] = {}  # names -> the hooks, in order
+        self.unfiltered = tuple((rule, method) for rule, method in hooks if rule.call_names is None)
+        self.wanted = frozenset().union(*(rule.call_names for rule, _ in hooks if rule.call_names is not None))
+        self._candidates: Dict[Tuple[str, ...], Hooks] = {}
 
-    def of(self, call: ast.Call, graph: GraphScope) -> Tuple[Tuple[Rule, object], ...]:
+    def candidates(self, names: Tuple[str, ...]) -> Hooks:
+        """The hooks that may look at a call of these names, before the module's needles are known."""
+        found = self._candidates.get(names)
+        if found is None:
+            found = self._candidates[names] = tuple(
+                (rule, method) for rule, method in self.hooks
+                if rule.call_names is None or not rule.call_names.isdisjoint(names))
+        return found
+
+
+class _CallHooks:
+    """A `_CallTable` in one module: the hooks for each call, a call-only rule's only if the module's text holds
+    one of its needles."""
+
+    __slots__ = ("table", "_has_needles", "_chosen")
+
+    def __init__(self, table: _CallTable, has_needles: Callable[[Rule], bool]):
+        self.table = table
+        self._has_needles = has_needles
+        self._chosen: Dict[Tuple[str, ...], Hooks] = {}  # names -> the hooks, in order
+
+    def of(self, call: ast.Call, graph: GraphScope) -> Hooks:
         names = graph.names_called(call.func)
-        if self._wanted.isdisjoint(names):
-            return self._unfiltered  # most calls: no rule that declares names looks for them
+        table = self.table
+        if table.wanted.isdisjoint(names):
+            return table.unfiltered  # most calls: no rule that declares names looks for them
         chosen = self._chosen.get(names)
         if chosen is None:
-            chosen = self._chosen[names] = tuple(
-                (rule, method) for rule, method in self.hooks
-                if (rule.call_names is None or not rule.call_names.isdisjoint(names)) and self._has_needles(rule))
+            chosen = self._chosen[names] = tuple(hook for hook in table.candidates(names)
+                                                 if self._has_needles(hook[0]))
         return chosen
 
 
@@ -431,7 +481,8 @@ def _runs(scope: str, in_cell: bool, compiled: bool) -> bool:
     return scope == "module" or (scope == "cell" and in_cell) or (scope == "graph" and compiled)
 
 
-def _hooked_kinds(rules: List[Rule]) -> FrozenSet[type]:
+@functools.lru_cache(maxsize=256)  # few combinations of rules: not rebuilt for every module
+def _hooked_kinds(rules: Tuple[Rule, ...]) -> FrozenSet[type]:
     return frozenset(kind for rule in rules for kind, _ in _hooks(type(rule)))
 
 

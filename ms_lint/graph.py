@@ -802,7 +802,7 @@ _REVERSED_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node class -> `child
 
 def rows_spelling(text: str, word: str) -> List[int]:
     """The rows of the lines of `text` that hold `word`, in order (rows as the parser counts them)."""
-    if "\r" in text:  # a lone CR ends a line too
+    if "\r" in text and text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too (CRLF: as LF)
         return [row for row, line in enumerate(re.split(r"\r\n|\r|\n", text), 1) if word in line]
     rows: List[int] = []
     row, counted = 1, 0

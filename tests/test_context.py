@@ -1,6 +1,8 @@
 """The project's compile context (syntax level, device target) reaches every module."""
 from __future__ import annotations
 
+import ast
+
 from ms_lint import context
 from support import run_cli
 
@@ -35,6 +37,34 @@ def test_target_from_set_device_or_set_context(tmp_path):
                           ("x = 1\n", None)):
         project(tmp_path, train)
         assert context.of_project(str(tmp_path)).target == target
+
+
+SETTINGS = [  # every layout a target or level can be set in (the scan parses a file only if `_MAY_SET` matches)
+    "ms.set_context(device_target='GPU')",
+    "ms.set_context(mode=0,\n               device_target = (\n    # the device\n    r\"GPU\"))",
+    "ms.set_context(device_target=\\\n    'GPU')",
+    "ms.set_device ( 'GPU' )",
+    "ms.set_device(\n    # where\n    ('GPU'))",
+    "ms.set_device \\\n    ('GPU')",
+    "ms.set_context(device_target  # where\n               = 'GPU')",
+    "ms.set_context(jit_syntax_level=ms.STRICT)",
+    "os.environ['MS_DEV_JIT_SYNTAX_LEVEL'] = '0'",
+]
+LOOK_ALIKES = ["ms.set_context(device_target=args.device_target)", "if args.device_target == 'GPU':\n    pass",
+               "ms.set_device(args.device)", "device = config.device_target"]
+
+
+def test_the_scan_parses_every_file_that_may_set_something_and_skips_look_alikes(tmp_path):
+    for text in SETTINGS:
+        levels, targets = context._facts_of_module(ast.parse(f"import os\nimport mindspore as ms\n{text}\n"))
+        assert levels or targets, text
+        assert context._MAY_SET.search(text.encode()), text
+        project(tmp_path, f"import os\nimport mindspore as ms\n{text}\n")
+        found = context.of_project(str(tmp_path))
+        assert found.target == "gpu" or found.syntax_level == "strict", text
+    for text in LOOK_ALIKES:
+        assert context._facts_of_module(ast.parse(text)) == ([], []), text
+        assert not context._MAY_SET.search(text.encode()), text
 
 
 def test_tests_and_dropped_jit_config_do_not_set_the_project_level(tmp_path):
