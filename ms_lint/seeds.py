@@ -34,8 +34,9 @@ _MINDSPORE_OPTIMIZERS = frozenset({
 _TRAINING_CALLS = re.compile(r"optim|TrainOneStep|value_and_grad|GradOperation|^grad$")
 _NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|net|backbone)s?$", re.I)
 _ATTRIBUTE = "_msl_seeds"
-# per project index (they live as long as its Linter): module name -> is it a file of the project; module path ->
-# may it seed (for modules that were not linted)
+_MENTION_DEPTH = 3  # project imports followed from a module that may seed (see `_mentions_seed`)
+# per project index (they live as long as its Linter): module name -> is it a file of the project; module name ->
+# may it seed (for modules that were not linted); file path -> does its text spell "seed"
 _CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -68,7 +69,7 @@ class ScriptSeeds:
         # facts only such a module reports (training, the order of events, imports) are not gathered otherwise.
         text = ctx.source.text
         self.may_be_distributed = "communication" in text or "set_auto_parallel_context" in text
-        self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}})
+        self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}, "texts": {}})
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
         self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
         if self.may_be_distributed:
@@ -102,26 +103,42 @@ class ScriptSeeds:
             "seed_mentions": sorted(m for m in {*self.imports, *self.call_modules.values()} if self._mentions_seed(m)),
         }
 
-    def _mentions_seed(self, module: str, depth: int = 0) -> bool:
+    def _mentions_seed(self, module: str) -> bool:
         """Could a project module seed (for modules this run did not lint, like the other files under flake8)?
-        Its text, or the text of the project modules it imports, mentions "seed"."""
-        path = self.graph.index.find(module)
-        if path is None:
-            return False
+        Its text, or the text of a project module it imports directly or through at most two more project
+        modules, mentions "seed". Searched breadth first from each module asked about: a result cached for a
+        module met on the way would depend on the order the modules are asked about (an import cycle, the depth
+        at which a module is first met)."""
         mentions = self._cache["mentions"]
-        if path not in mentions:
-            mentions[path] = False  # an import cycle ends here
-            try:
-                with open(path, "rb") as handle:
-                    found = b"seed" in handle.read()
-            except OSError:
-                found = False
-            if not found and depth < 3:
-                summary = self.graph.index.module(module)
-                imported = {self._project_module_of(t) for t in summary.imports.names.values()} if summary else ()
-                found = any(m and m != module and self._mentions_seed(m, depth + 1) for m in imported)
-            mentions[path] = found
-        return mentions[path]
+        if module not in mentions:
+            mentions[module] = self._seed_within(module, _MENTION_DEPTH)
+        return mentions[module]
+
+    def _seed_within(self, module: str, depth: int) -> bool:
+        index, texts = self.graph.index, self._cache["texts"]
+        seen, level = {module}, [module]
+        for distance in range(depth + 1):
+            following = []
+            for name in level:
+                path = index.find(name)
+                if path is None:
+                    continue
+                if path not in texts:
+                    try:
+                        with open(path, "rb") as handle:
+                            texts[path] = b"seed" in handle.read()
+                    except OSError:
+                        texts[path] = False
+                if texts[path]:
+                    return True
+                summary = index.module(name) if distance < depth else None
+                for target in summary.imports.names.values() if summary else ():
+                    imported = self._project_module_of(target)
+                    if imported and imported not in seen:
+                        seen.add(imported)
+                        following.append(imported)
+            level = following
+        return False
 
     def _project_module_of(self, qualname: str) -> Optional[str]:
         parts = qualname.split(".")
@@ -146,7 +163,10 @@ class ScriptSeeds:
             qualname, scope, imports = None, "<module>", self.graph.imports
         else:
             qualname, scope, imports = self._function(function)
-        self._call(node, scope, qualname, imports.qualname(node.func))
+        func = node.func
+        if not self.may_be_distributed and not _resolvable(func, imports) and "seed" not in _attr_name(func).lower():
+            return  # outside distributed modules only seeds and project calls are facts (`_kind`): neither
+        self._call(node, scope, qualname, imports.qualname(func))
 
     def _function(self, function) -> Tuple[str, str, ImportMap]:
         """(qualified name, scope name, import map) of a function: `model.Net.build`, `model.main.<locals>.f`."""
@@ -299,6 +319,13 @@ def _is_main_guard(test: ast.expr) -> bool:
 def _parallel_mode(value: ast.expr) -> bool:
     text = value.value if isinstance(value, ast.Constant) else getattr(value, "attr", None)
     return isinstance(text, str) and text.lower() in PARALLEL_MODES
+
+
+def _resolvable(func: ast.expr, imports: ImportMap) -> bool:
+    """Can `imports.qualname(func)` name something (a name or attribute chain rooted in a bound name)?"""
+    while func.__class__ is ast.Attribute:
+        func = func.value
+    return func.__class__ is ast.Name and imports.resolve(func.id) is not None
 
 
 def _attr_name(expr: ast.expr) -> str:

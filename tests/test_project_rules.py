@@ -14,7 +14,8 @@ import textwrap
 import pytest
 
 from ms_lint import context
-from ms_lint.engine import all_rules
+from ms_lint.config import Settings
+from ms_lint.engine import Linter, all_rules
 from support import run_cli
 
 SYMBOLS = {rule.name: rule.code for rule in all_rules()}
@@ -438,3 +439,18 @@ def test_a_network_stored_by_a_trainer_object_is_followed(tmp_path):
         "model.py": MODEL,
     })
     assert cli(tmp_path, "--select", "MSL050") == {("trainer.py", 12, "MSL050")}
+
+
+def test_whether_an_unlinted_module_may_seed_does_not_depend_on_what_was_asked_before(tmp_path):
+    # a -> b -> c -> d -> s, and s seeds: b reaches it through three imports, a through four (one too many)
+    for name, imported in (("a", "b"), ("b", "c"), ("c", "d"), ("d", "s")):
+        (tmp_path / f"{name}.py").write_text(f"import {imported}\n")
+    (tmp_path / "s.py").write_text("import mindspore\nmindspore.set_seed(1)\n")
+    script = "from mindspore.communication import init\nimport {}\n\ninit()\n"
+    (tmp_path / "only_a.py").write_text(script.format("a"))
+    (tmp_path / "both.py").write_text(script.format("a, b"))
+    for asked_before in ([], ["only_a.py"]):  # a first: the search from a passes b at a depth b's own search has not
+        linter = Linter(Settings(select=("MSL053",)))
+        for name in asked_before:
+            assert linter.lint_path(str(tmp_path / name)).facts["MSL053"]["seed_mentions"] == []
+        assert linter.lint_path(str(tmp_path / "both.py")).facts["MSL053"]["seed_mentions"] == ["b"]
