@@ -163,10 +163,12 @@ class Linter:
         return self.lint_source(source)
 
     def lint_source(self, source: SourceFile) -> FileResult:
-        try:
-            tree = parse(source)
-        except SourceError as error:
-            return self._source_error(source.path, error, source)
+        tree = self.index.take_tree(source)  # parsed already if another module's lookup read it first
+        if tree is None:
+            try:
+                tree = parse(source)
+            except SourceError as error:
+                return self._source_error(source.path, error, source)
         return self.lint_tree(tree, source)
 
     def lint_tree(self, tree: ast.Module, source: SourceFile) -> FileResult:

@@ -16,7 +16,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Option
 
 from ms_lint import framework
 from ms_lint.imports import ImportMap, statements
-from ms_lint.source import SourceError, package_root, parse, read, walk
+from ms_lint.source import SourceError, SourceFile, package_root, parse, read, walk
 
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
 # Methods through which a Cell gains attributes by name (registered children, parameters, buffers).
@@ -278,6 +278,9 @@ class ProjectIndex:
     """Module summaries by dotted name, found under the import roots of the linted files and built lazily."""
 
     _TREES = 4  # trees parsed again for rules that read another module's class (see ClassSummary.node)
+    # Source characters of the trees kept for files of the run that a lookup parsed before their turn (a tree
+    # takes about 30 bytes per character: 1M characters, some 30 MB). The oldest go first: most are linted soon.
+    _KEPT_CHARACTERS = 1_000_000
 
     def __init__(self):
         self.roots: List[str] = []
@@ -286,6 +289,9 @@ class ProjectIndex:
         self._kinds: Dict[str, Optional[str]] = {}
         self._found: Dict[str, Optional[str]] = {}  # module name -> path: `find` is asked for every import
         self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
+        self._kept: "OrderedDict[str, Tuple[SourceFile, ast.Module]]" = OrderedDict()  # absolute path -> parsed
+        self._kept_characters = 0
+        self._absolute_files: Optional[Set[str]] = None
         self._lock = threading.Lock()
         # module name -> file path (None: not found) of every module looked up while `recording` (a file's lint
         # depends on them: the cache revalidates them)
@@ -295,6 +301,7 @@ class ProjectIndex:
         if path in self._files:
             return
         self._files.add(path)
+        self._absolute_files = None
         root = package_root(path)
         if root not in self.roots:
             self.roots.append(root)
@@ -326,13 +333,40 @@ class ProjectIndex:
         path = self.find(name)
         if path is not None:
             try:
-                summary = summarize(parse(read(path)), name, path)
+                source = read(path)
+                tree = parse(source)
+                summary = summarize(tree, name, path)
                 summary.detach(self._class_node)
+                self._keep(path, source, tree)
             except (SourceError, RecursionError):
                 summary = None
         with self._lock:
             self._by_name[name] = summary
         return summary
+
+    def _keep(self, path: str, source: SourceFile, tree: ast.Module) -> None:
+        """Keep the tree of a file the run will lint (a lookup read it first), for `take_tree`."""
+        with self._lock:
+            if self._absolute_files is None:
+                self._absolute_files = {os.path.abspath(file) for file in self._files}
+            path = os.path.abspath(path)
+            if path not in self._absolute_files or len(source.text) > self._KEPT_CHARACTERS:
+                return
+            self._kept[path] = (source, tree)
+            self._kept_characters += len(source.text)
+            while self._kept_characters > self._KEPT_CHARACTERS:
+                self._kept_characters -= len(self._kept.popitem(last=False)[1][0].text)
+
+    def take_tree(self, source: SourceFile) -> Optional[ast.Module]:
+        """The tree a lookup parsed from this very text before the file's turn came, if kept: not parsed twice."""
+        if not self._kept:
+            return None
+        with self._lock:
+            kept = self._kept.pop(os.path.abspath(source.path), None)
+            if kept is None:
+                return None
+            self._kept_characters -= len(kept[0].text)
+        return kept[1] if kept[0].text == source.text else None
 
     def find(self, name: str) -> Optional[str]:
         if name in self._found:

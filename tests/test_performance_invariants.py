@@ -14,12 +14,14 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ms_lint import engine, runner
 from ms_lint.checkers import undefined_attribute_in_graph as undefined_attribute
 from ms_lint.config import Settings
 from ms_lint.engine import Context, Linter, _runs_of, all_rules
 from ms_lint.graph import PARENT, GraphScope, parent_of
 from ms_lint.project import ProjectIndex
 from ms_lint.source import SourceFile, child_nodes
+from ms_lint.source import parse as source_parse
 from ms_lint.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
@@ -114,6 +116,46 @@ def test_a_linted_tree_is_freed_and_the_index_keeps_no_node(tmp_path):
     summary = linter.index.module("pkg.model").classes["Net"]
     assert summary._node is None  # the index holds facts...
     assert summary.node is not None and summary.node.name == "Net"  # ...and parses the class again on demand
+
+
+BASE = "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def construct(self, x):\n        return x\n"
+USER = ("from pkg.zbase import Base\n\n\nclass Net(Base):\n    def construct(self, x):\n"
+        "        return self.missing(x)\n")
+
+
+def _project(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "net.py").write_text(USER)  # linted first: its base class makes the index read zbase.py
+    (package / "zbase.py").write_text(BASE)
+    return [str(package / "net.py"), str(package / "zbase.py")]
+
+
+def test_a_file_a_lookup_parsed_before_its_turn_is_not_parsed_again(tmp_path, monkeypatch):
+    files = _project(tmp_path)
+    parsed = []
+    monkeypatch.setattr(engine, "parse", lambda source: parsed.append(source.path) or source_parse(source))
+    results = runner.lint_files(Settings(select=("ALL",)), files)
+    assert parsed == [files[0]]  # zbase.py: the tree the index parsed for Net's base
+    monkeypatch.setattr(ProjectIndex, "_KEPT_CHARACTERS", 0)  # nothing kept: every file parsed by the engine
+    again = runner.lint_files(Settings(select=("ALL",)), files)
+    assert parsed == [files[0], *files]
+    assert [r.diagnostics for r in results] == [r.diagnostics for r in again]
+    assert any(d.code == "MSL032" for d in results[0].diagnostics)
+
+
+def test_a_kept_tree_is_not_used_once_its_file_changed(tmp_path):
+    files = _project(tmp_path)
+    linter = Linter(Settings(select=("MSL030",)))
+    for path in files:
+        linter.index.add_file(path)
+    linter.lint_path(files[0])
+    assert linter.index._kept  # zbase.py, read for Net's base
+    pathlib.Path(files[1]).write_text(BASE + "\n\nclass Other(nn.Cell):\n    def __init__(self):\n"
+                                             "        self.layers = [nn.Dense(1, 1)]\n")
+    assert [d.code for d in linter.lint_path(files[1]).diagnostics] == ["MSL030"]
+    assert not linter.index._kept
 
 
 def test_the_training_pre_filter_is_the_regex_it_replaces():
