@@ -288,6 +288,7 @@ class ProjectIndex:
         self._by_name: Dict[str, Optional[ModuleSummary]] = {}
         self._kinds: Dict[str, Optional[str]] = {}
         self._found: Dict[str, Optional[str]] = {}  # module name -> path: `find` is asked for every import
+        self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `find`)
         self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
         self._kept: "OrderedDict[str, Tuple[SourceFile, ast.Module]]" = OrderedDict()  # absolute path -> parsed
         self._kept_characters = 0
@@ -373,7 +374,12 @@ class ProjectIndex:
             return self._found[name]
         found = None
         relative = name.replace(".", os.sep)
+        head = name.partition(".")[0]
         for root in self.roots:
+            # a module under a root starts with one of its entries: most names asked about (`mindspore.ops`,
+            # `numpy`) are ruled out without a file system call
+            if head not in self._entries(root) and f"{head}.py" not in self._entries(root):
+                continue
             for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):
                 path = os.path.join(root, candidate)
                 if os.path.isfile(path):
@@ -383,6 +389,16 @@ class ProjectIndex:
                 break
         self._found[name] = found
         return found
+
+    def _entries(self, root: str) -> FrozenSet[str]:
+        entries = self._top_names.get(root)
+        if entries is None:
+            try:
+                entries = frozenset(os.listdir(root))
+            except OSError:
+                entries = frozenset()
+            self._top_names[root] = entries
+        return entries
 
     def _class_node(self, path: str, name: str) -> Optional[ast.ClassDef]:
         """The node of a module-level class (the last definition of the name, as in `summarize`), parsed again;

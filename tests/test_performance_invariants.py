@@ -158,6 +158,22 @@ def test_a_kept_tree_is_not_used_once_its_file_changed(tmp_path):
     assert not linter.index._kept
 
 
+def test_finding_a_module_by_the_entries_of_its_root_finds_what_the_file_system_does(tmp_path):
+    for path in ("pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py", "pkg/plain.py", "top.py",
+                 "namespace/inner/script.py", "namespace/inner/__init__.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    index = ProjectIndex()
+    index.add_file(str(tmp_path / "top.py"))
+    names = ["pkg", "pkg.sub", "pkg.sub.mod", "pkg.plain", "pkg.missing", "top", "top.x", "namespace",
+             "namespace.inner", "namespace.inner.script", "mindspore", "mindspore.ops", "pkg.sub.mod.attr"]
+    for name in names:
+        relative = name.replace(".", "/")
+        expected = next((str(tmp_path / c) for c in (f"{relative}.py", f"{relative}/__init__.py")
+                         if (tmp_path / c).is_file()), None)
+        assert index.find(name) == expected, name
+
+
 def test_the_training_pre_filter_is_the_regex_it_replaces():
     from ms_lint.training import _FULL, _casts_or_trains
 
