@@ -19,7 +19,7 @@ from ms_lint import __version__
 from ms_lint.config import Settings
 from ms_lint.engine import FileResult, Linter, all_rules
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
-from ms_lint.source import SourceError, decode
+from ms_lint.source import SourceError, decode, remember_packages, remembered_packages
 
 CACHE_DIRECTORY = ".ms_lint_cache"
 
@@ -146,6 +146,7 @@ def _initialise(settings, files, cache_directory) -> None:
     global _worker
     _worker = _Worker(settings, files, cache_directory)
     gc.set_threshold(*_THRESHOLDS)  # a worker process only lints
+    remember_packages()  # ...one batch
 
 
 # Linting allocates millions of tree nodes, which reference counting frees as soon as their file is linted
@@ -174,8 +175,8 @@ def lint_files(settings: Settings, files: Sequence[str], jobs: int = 1,
                cache_directory: Optional[str] = None) -> List[FileResult]:
     """FileResults in the order of `files`, whatever the number of worker processes."""
     if jobs <= 1 or len(files) < 2:
-        worker = _Worker(settings, files, cache_directory)
-        with few_collections():
+        with few_collections(), remembered_packages():
+            worker = _Worker(settings, files, cache_directory)
             return [worker.lint(path) for path in files]
     from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 12 ms of start-up a single process spares
 

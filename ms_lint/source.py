@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import contextlib
 import io
 import os
 import re
@@ -120,13 +121,46 @@ def _null_byte_position(text: str) -> Tuple[int, int]:
     return row, offset - (text.rfind("\n", 0, offset) + 1)
 
 
+# directory -> does it hold an `__init__.py`: remembered while a batch run lints (`remembered_packages`), where every
+# file of a directory asks the same; asked anew otherwise (an editor session: packages change between requests)
+_packages: Optional[Dict[str, bool]] = None
+
+
+def remember_packages() -> None:
+    """Remember from now on (a worker process of a batch run)."""
+    global _packages
+    if _packages is None:
+        _packages = {}
+
+
+@contextlib.contextmanager
+def remembered_packages() -> Iterator[None]:
+    global _packages
+    previous = _packages
+    remember_packages()
+    try:
+        yield
+    finally:
+        _packages = previous
+
+
+def _is_package(directory: str) -> bool:
+    known = _packages
+    if known is None:
+        return os.path.isfile(os.path.join(directory, "__init__.py"))
+    found = known.get(directory)
+    if found is None:
+        found = known[directory] = os.path.isfile(os.path.join(directory, "__init__.py"))
+    return found
+
+
 def module_name(path: str) -> str:
     """The dotted module name of a file, from the package directories (`__init__.py`) that contain it."""
     path = os.path.abspath(path)
     directory, filename = os.path.split(path)
     stem = os.path.splitext(filename)[0]
     parts = [] if stem == "__init__" else [stem]
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
+    while _is_package(directory):
         directory, package = os.path.split(directory)
         parts.insert(0, package)
         if not package:
@@ -138,7 +172,7 @@ def package_root(path: str) -> str:
     """The directory from which `module_name(path)` is importable."""
     path = os.path.abspath(path)
     directory = os.path.dirname(path)
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
+    while _is_package(directory):
         parent = os.path.dirname(directory)
         if parent == directory:
             break

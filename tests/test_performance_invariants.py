@@ -20,7 +20,7 @@ from ms_lint.config import Settings
 from ms_lint.engine import Context, Linter, _runs_of, all_rules
 from ms_lint.graph import PARENT, GraphScope, parent_of
 from ms_lint.project import ProjectIndex
-from ms_lint.source import SourceFile, child_nodes
+from ms_lint.source import SourceFile, child_nodes, module_name, package_root, remembered_packages
 from ms_lint.source import parse as source_parse
 from ms_lint.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 
@@ -172,6 +172,17 @@ def test_finding_a_module_by_the_entries_of_its_root_finds_what_the_file_system_
         expected = next((str(tmp_path / c) for c in (f"{relative}.py", f"{relative}/__init__.py")
                          if (tmp_path / c).is_file()), None)
         assert index.find(name) == expected, name
+
+
+def test_package_directories_are_remembered_only_while_a_batch_run_lints(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    path = str(tmp_path / "pkg" / "m.py")
+    assert module_name(path) == "m"
+    with remembered_packages():
+        assert module_name(path) == "m"
+        (tmp_path / "pkg" / "__init__.py").write_text("")
+        assert module_name(path) == "m" and package_root(path) == str(tmp_path / "pkg")  # asked once per run
+    assert module_name(path) == "pkg.m" and package_root(path) == str(tmp_path)  # an editor sees the new package
 
 
 def test_the_training_pre_filter_is_the_regex_it_replaces():
