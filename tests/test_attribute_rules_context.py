@@ -74,3 +74,43 @@ def test_msl036_is_silent_in_modules_that_select_pynative_only(tmp_path):
     graph = findings(tmp_path / "b", {"train.py": script.format(mode="ms.GRAPH_MODE")})
     from_arguments = findings(tmp_path / "c", {"train.py": script.format(mode="args.mode")})
     assert pynative == [] and graph == from_arguments == [("train.py", 8, "MSL036")]
+
+
+def test_msl005_follows_thread_objects_assigned_in_a_base_class_of_another_module(tmp_path):
+    base = """
+        from mindspore import nn
+        {imports}
+
+        class {name}(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.lock = Lock()
+        """
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": base.format(imports="from threading import Lock", name="Locked"),
+        # its Lock is no thread object: its module names no thread module, whatever the subclass's module imports
+        "pkg/other.py": base.format(imports="from pkg.locks import Lock", name="Plain"),
+        "pkg/model.py": """
+            from threading import Lock
+            from .base import Locked
+            from .other import Plain
+
+            class Net(Locked):
+                def construct(self, x):
+                    self.lock.acquire()
+                    return x
+
+            class Quiet(Plain):
+                def construct(self, x):
+                    self.lock.acquire()
+                    return x
+            """,
+    }
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    found = sorted((result.path.split("/")[-1], d.row, d.code)
+                   for result in lint_paths([str(tmp_path)], Settings(select=("MSL005",))) for d in result.diagnostics)
+    assert found == [("model.py", 8, "MSL005")]

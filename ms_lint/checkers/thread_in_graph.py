@@ -15,7 +15,9 @@ class ThreadInGraph(Rule):
     ## What it does
     Finds `threading`, `multiprocessing` and `concurrent.futures` in graph-compiled code: threads, pools,
     executors and locks created there, and locks, pools or threads kept on `self` (or in a module global) and
-    used there (`with self.lock:`, `self.lock.acquire()`, `self.pool.map(...)`).
+    used there (`with self.lock:`, `self.lock.acquire()`, `self.pool.map(...)`). An attribute on `self` is
+    followed into the methods of the class and its bases, in other project modules too (a base class's methods
+    build thread objects only if its module's text names a thread module, as any import of one does).
 
     ## Why it matters in graph mode
     Graph code is compiled once and then runs as a graph; Python concurrency objects cannot live in it. Measured
@@ -120,7 +122,7 @@ def _thread_attributes(ctx, summary) -> Set[str]:
 
 def _assigned_thread_objects(ctx, summary) -> Set[str]:
     names: Set[str] = set()
-    if summary.node is None:
+    if not _spells_thread_modules(ctx, summary) or summary.node is None:
         return names
     for method in summary.node.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
@@ -131,3 +133,20 @@ def _assigned_thread_objects(ctx, summary) -> Set[str]:
                 names.update(t.attr for t in node.targets if isinstance(t, ast.Attribute)
                              and isinstance(t.value, ast.Name) and t.value.id == self_name)
     return names
+
+
+def _spells_thread_modules(ctx, summary) -> bool:
+    """Does the text of the class's module name one of the thread modules (as any import of them does)? Else its
+    methods build no thread object, and its tree, in another module, is not parsed again to look."""
+    module = summary.qualname.rpartition(".")[0]
+    if module == ctx.source.module_name:
+        return True  # this module: the rule runs only where the text spells them (`needles`)
+    path = ctx.graph.index.find(module)
+    if path is None:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    return any(needle.encode() in text for needle in ThreadInGraph.needles)
