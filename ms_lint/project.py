@@ -390,6 +390,10 @@ class ProjectIndex:
         self._found[name] = found
         return found
 
+    def may_hold(self, head: str) -> bool:
+        """Can a module whose dotted name starts with `head` be found (`find`) under one of the roots?"""
+        return any(head in self._entries(root) or f"{head}.py" in self._entries(root) for root in self.roots)
+
     def _entries(self, root: str) -> FrozenSet[str]:
         entries = self._top_names.get(root)
         if entries is None:

@@ -72,6 +72,7 @@ class ScriptSeeds:
         self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}, "texts": {}})
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
         self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
+        self._heads: Dict[str, bool] = {}  # first name of a qualified name -> may it name a project module
         if self.may_be_distributed:
             for stmt in statements(ctx.tree.body):
                 if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -164,9 +165,27 @@ class ScriptSeeds:
         else:
             qualname, scope, imports = self._function(function)
         func = node.func
-        if not self.may_be_distributed and not _resolvable(func, imports) and "seed" not in _attr_name(func).lower():
+        if not self.may_be_distributed and "seed" not in _attr_name(func).lower() \
+                and not self._may_name_project(func, imports):
             return  # outside distributed modules only seeds and project calls are facts (`_kind`): neither
         self._call(node, scope, qualname, imports.qualname(func))
+
+    def _may_name_project(self, func: ast.expr, imports: ImportMap) -> bool:
+        """Can `imports.qualname(func)` name something in this module or another project module? Its first name
+        must then be this module's or name an entry of an import root (`ProjectIndex.find`): `ops.matmul(...)`,
+        `np.sum(...)`, `self.f(...)`, `len(...)` cannot."""
+        while func.__class__ is ast.Attribute:
+            func = func.value
+        if func.__class__ is not ast.Name:
+            return False
+        target = imports.resolve(func.id)
+        if target is None:
+            return False
+        head = target.partition(".")[0]
+        found = self._heads.get(head)
+        if found is None:
+            found = self._heads[head] = head == self.module.partition(".")[0] or self.graph.index.may_hold(head)
+        return found
 
     def _function(self, function) -> Tuple[str, str, ImportMap]:
         """(qualified name, scope name, import map) of a function: `model.Net.build`, `model.main.<locals>.f`."""
@@ -319,13 +338,6 @@ def _is_main_guard(test: ast.expr) -> bool:
 def _parallel_mode(value: ast.expr) -> bool:
     text = value.value if isinstance(value, ast.Constant) else getattr(value, "attr", None)
     return isinstance(text, str) and text.lower() in PARALLEL_MODES
-
-
-def _resolvable(func: ast.expr, imports: ImportMap) -> bool:
-    """Can `imports.qualname(func)` name something (a name or attribute chain rooted in a bound name)?"""
-    while func.__class__ is ast.Attribute:
-        func = func.value
-    return func.__class__ is ast.Name and imports.resolve(func.id) is not None
 
 
 def _attr_name(expr: ast.expr) -> str:

@@ -4,7 +4,9 @@ See docs/performance.md."""
 from __future__ import annotations
 
 import ast
+import collections
 import gc
+import itertools
 import pathlib
 import re
 import textwrap
@@ -15,11 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ms_lint import engine, runner
+from ms_lint import seeds as seeds_module
 from ms_lint.checkers import undefined_attribute_in_graph as undefined_attribute
 from ms_lint.config import Settings
 from ms_lint.engine import Context, Linter, _runs_of, all_rules
 from ms_lint.graph import PARENT, GraphScope, parent_of
 from ms_lint.project import ProjectIndex
+from ms_lint.seeds import ScriptSeeds
 from ms_lint.source import SourceFile, child_nodes, module_name, package_root, remembered_packages
 from ms_lint.source import parse as source_parse
 from ms_lint.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
@@ -437,3 +441,63 @@ def test_a_name_is_a_mask_only_where_a_binding_gives_it_a_mask_form():
                     checked += 1
                     assert not is_mask or dynamic_shape_op._may_name_mask(ctx, node, node.slice.id), ast.unparse(node)
     assert checked >= 15 and masks >= 6, (checked, masks)
+
+
+SEED_SOURCE = textwrap.dedent('''
+    import mindspore as ms
+    import numpy as np
+    import pkg.util as u
+    from mindspore import nn, ops
+    from pkg import util
+    from pkg.util import setup, Builder
+    from thirdparty import seed_everything
+
+    def helper():
+        return 1
+
+    def main(cells):
+        from pkg import util as local_util
+        setup()
+        util.setup()
+        u.setup()
+        local_util.setup()
+        helper()
+        Builder()
+        np.random.seed(0)
+        ms.set_seed(1)
+        seed_everything(2)
+        ops.relu(cells)
+        len(cells)
+        cells.append(nn.Dense(1, 1))
+        make()()
+        [setup][0]()
+''')
+
+
+def test_a_call_outside_distributed_modules_is_skipped_only_if_it_is_neither_a_seed_nor_a_project_call(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "util.py").write_text("import mindspore as ms\n\n\ndef setup():\n    ms.set_seed(1)\n")
+    sources = [SEED_SOURCE, SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]
+    kinds = collections.Counter()
+    # a module of the package, and one linted from memory (its directory is no entry of a root)
+    modules = [(str(package / "model.py"), "pkg.model"), (str(tmp_path / "memory" / "model.py"), "memory.model")]
+    for (path, module), text in itertools.product(modules, sources):
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        index = ProjectIndex()
+        index.add_file(path)
+        graph = GraphScope(tree, module, path, index, None, text)
+        seeds = ScriptSeeds(Context(SourceFile(path, text, module_name=module), tree, graph, Settings()))
+        for call, function in graph.with_enclosing_def(ast.Call):
+            imports = graph.imports if function is None else seeds._function(function)[2]
+            qualname = imports.qualname(call.func)
+            kind = seeds._kind(call, qualname, (qualname or seeds_module._attr_name(call.func)).rpartition(".")[2])[0]
+            skipped = "seed" not in seeds_module._attr_name(call.func).lower() and not seeds._may_name_project(
+                call.func, imports)
+            kinds[kind, skipped] += 1
+            assert not (skipped and kind in ("seed", "call")), ast.unparse(call)
+    assert kinds["call", False] >= 6 and kinds["seed", False] >= 3 and kinds[None, True] > 100
