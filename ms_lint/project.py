@@ -288,7 +288,7 @@ class ProjectIndex:
         self._by_name: Dict[str, Optional[ModuleSummary]] = {}
         self._kinds: Dict[str, Optional[str]] = {}
         self._found: Dict[str, Optional[str]] = {}  # module name -> path: `find` is asked for every import
-        self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `find`)
+        self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `_holds`)
         self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
         self._kept: "OrderedDict[str, Tuple[SourceFile, ast.Module]]" = OrderedDict()  # absolute path -> parsed
         self._kept_characters = 0
@@ -376,10 +376,8 @@ class ProjectIndex:
         relative = name.replace(".", os.sep)
         head = name.partition(".")[0]
         for root in self.roots:
-            # a module under a root starts with one of its entries: most names asked about (`mindspore.ops`,
-            # `numpy`) are ruled out without a file system call
-            if head not in self._entries(root) and f"{head}.py" not in self._entries(root):
-                continue
+            if not self._holds(root, head):
+                continue  # most names asked about (`mindspore.ops`, `numpy`): no file system call
             for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):
                 path = os.path.join(root, candidate)
                 if os.path.isfile(path):
@@ -392,9 +390,10 @@ class ProjectIndex:
 
     def may_hold(self, head: str) -> bool:
         """Can a module whose dotted name starts with `head` be found (`find`) under one of the roots?"""
-        return any(head in self._entries(root) or f"{head}.py" in self._entries(root) for root in self.roots)
+        return any(self._holds(root, head) for root in self.roots)
 
-    def _entries(self, root: str) -> FrozenSet[str]:
+    def _holds(self, root: str, head: str) -> bool:
+        """Is `head` a package or module directly under `root` (as any module under it starts with one)?"""
         entries = self._top_names.get(root)
         if entries is None:
             try:
@@ -402,7 +401,7 @@ class ProjectIndex:
             except OSError:
                 entries = frozenset()
             self._top_names[root] = entries
-        return entries
+        return head in entries or f"{head}.py" in entries
 
     def _class_node(self, path: str, name: str) -> Optional[ast.ClassDef]:
         """The node of a module-level class (the last definition of the name, as in `summarize`), parsed again;
