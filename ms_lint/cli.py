@@ -124,10 +124,13 @@ def _check(args) -> int:
         raise ConfigError("--validate checks fixes: use it with --fix, --fix-only or --diff (or run `ms-lint validate`)")
     if args.fix or args.fix_only or args.diff:
         return _fix(args, linter, files, applicabilities, bool(missing))
-    with runner.few_collections():  # judging too: else a full collection scans every result once linting ends
+    cache_directory = None if args.no_cache else (args.cache_dir or os.path.join(settings.root,
+                                                                                 runner.CACHE_DIRECTORY))
+    # judging too: else a full collection scans every result once linting ends (and a run from the cache may scan
+    # the project for the judges' compile context)
+    with runner.few_collections(), runner.context_facts_kept(cache_directory, settings):
         results = runner.lint_files(settings, files, jobs=args.jobs if args.jobs > 0 else (os.cpu_count() or 1),
-                                    cache_directory=None if args.no_cache else (
-                                        args.cache_dir or os.path.join(settings.root, runner.CACHE_DIRECTORY)))
+                                    cache_directory=cache_directory)
         diagnostics = [d for result in results for d in result.diagnostics] + linter.judge(results)
     diagnostics.sort(key=Diagnostic.sort_key)
     if args.write_baseline or args.baseline:

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ms_lint.source import SourceError, parse, read, walk
+from ms_lint.source import SourceError, decode, parse, walk
 
 _NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTAX_LEVEL")
 _FACTS = "_msl_context_facts"  # cache on a module's tree: see facts_of_module
@@ -99,11 +101,10 @@ def scan(files: Iterable[str]) -> CompileContext:
             flags.update(flag_names(data.decode("utf-8", errors="replace")))
         if not any(needle.encode() in data for needle in _NEEDLES) or not _MAY_SET.search(data):
             continue
-        try:
-            tree = parse(read(path))
-        except SourceError:
+        found_facts = _stored_facts(path, data)
+        if found_facts is None:
             continue
-        levels, targets = facts_of_module(tree, path)
+        levels, targets = found_facts
         for found, row in levels:
             if level != "strict":
                 level, level_source = found, (path, row)
@@ -111,6 +112,45 @@ def scan(files: Iterable[str]) -> CompileContext:
             if target is None:
                 target, target_source = found, (path, row)
     return CompileContext(level, target, level_source, target_source, frozenset(flags))
+
+
+# Where the scan keeps what each file it parses sets, by content: a run from the cache lints nothing, but its
+# project rules may need the context (set by the CLI and its workers while a run uses a cache directory)
+_facts_directory: Optional[str] = None
+
+
+def keep_facts_in(directory: Optional[str]) -> None:
+    global _facts_directory
+    _facts_directory = directory
+
+
+def _stored_facts(path: str, data: bytes) -> Optional[Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]]:
+    """`facts_of_module` of the file, from the store when its content was parsed before; None if unparsable."""
+    directory = _facts_directory
+    entry = None
+    if directory is not None:
+        entry = os.path.join(directory, f"{hashlib.blake2b(data, digest_size=20).hexdigest()}.json")
+        try:
+            with open(entry, encoding="utf-8") as handle:
+                levels, targets = json.load(handle)
+            return [tuple(item) for item in levels], [tuple(item) for item in targets]
+        except (OSError, ValueError, TypeError):
+            pass
+    try:
+        tree = parse(decode(data, path))
+    except SourceError:
+        return None
+    found = facts_of_module(tree, path)
+    if entry is not None:
+        try:
+            os.makedirs(directory, exist_ok=True)
+            temporary = f"{entry}.{os.getpid()}.tmp"
+            with open(temporary, "w", encoding="utf-8") as handle:
+                json.dump(found, handle)
+            os.replace(temporary, entry)
+        except OSError:
+            pass  # an unwritable store costs time, never correctness
+    return found
 
 
 _ADD_FLAGS = re.compile(r"\badd_flags\w*\s*\(([^()]*)\)")

@@ -236,7 +236,7 @@ class Linter:
             modules = {r.path: r.facts[rule.code] for r in results if rule.code in r.facts}
             if not modules:
                 continue
-            project = ProjectFacts(modules, self.settings, self.compile_context(next(iter(modules))))
+            project = ProjectFacts(modules, self.settings, functools.partial(self.compile_context, next(iter(modules))))
             try:
                 found.extend(d for d in rule.judge(project) if self.settings.is_selected(d.code, rule.severity,
                                                                                         d.path))

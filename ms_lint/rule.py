@@ -82,13 +82,21 @@ class Diagnostic:
         return (self.path, self.row, self.column, self.code)
 
 
-@dataclass
 class ProjectFacts:
-    """What a project rule's `judge` sees: its facts per module path, the settings and the compile context."""
+    """What a project rule's `judge` sees: its facts per module path, the settings and the compile context. The
+    context is a CompileContext, or a function giving it: then the project is scanned only if a judge asks (a run
+    from the cache lints nothing, so nothing has scanned it yet)."""
 
-    modules: dict
-    settings: object
-    compile_context: object
+    def __init__(self, modules: dict, settings: object, compile_context: object):
+        self.modules = modules
+        self.settings = settings
+        self._compile_context = compile_context
+
+    @property
+    def compile_context(self):
+        if callable(self._compile_context):
+            self._compile_context = self._compile_context()
+        return self._compile_context
 
 
 class Rule:

@@ -15,7 +15,7 @@ import sys
 from dataclasses import asdict
 from typing import Dict, List, Optional, Sequence
 
-from ms_lint import __version__
+from ms_lint import __version__, context
 from ms_lint.config import Settings
 from ms_lint.engine import FileResult, Linter, all_rules
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
@@ -147,6 +147,8 @@ def _initialise(settings, files, cache_directory) -> None:
     _worker = _Worker(settings, files, cache_directory)
     gc.set_threshold(*_THRESHOLDS)  # a worker process only lints
     remember_packages()  # ...one batch
+    if cache_directory:
+        context.keep_facts_in(_context_directory(cache_directory, settings))
 
 
 # Linting allocates millions of tree nodes, which reference counting frees as soon as their file is linted
@@ -165,6 +167,23 @@ def few_collections():
         yield
     finally:
         gc.set_threshold(*before)
+
+
+@contextlib.contextmanager
+def context_facts_kept(cache_directory: Optional[str], settings: Settings):
+    """While linting and judging with a cache, the project scan keeps each file's facts there too (`context`)."""
+    if not cache_directory:
+        yield
+        return
+    context.keep_facts_in(_context_directory(cache_directory, settings))
+    try:
+        yield
+    finally:
+        context.keep_facts_in(None)
+
+
+def _context_directory(cache_directory: str, settings: Settings) -> str:
+    return os.path.join(cache_directory, f"context-{Cache(cache_directory, settings).key[:24]}")
 
 
 def _lint_in_worker(path: str) -> FileResult:

@@ -90,3 +90,31 @@ def test_add_flags_in_another_module_defines_the_attribute(tmp_path):
     (tmp_path / "train.py").write_text("x = 1\n")
     context._scans.clear()
     assert run_cli("check", "--no-cache", "--select", "MSL032", str(tmp_path / "model.py"))[0] == 1
+
+
+def test_a_run_with_a_cache_keeps_what_each_scanned_file_sets_by_content(tmp_path, monkeypatch):
+    project(tmp_path, "import mindspore as ms\nms.set_context(device_target='GPU')\n")
+    store = tmp_path / "store"
+    context.keep_facts_in(str(store))
+    try:
+        assert context.scan([str(tmp_path / "train.py")]).target == "gpu"
+        assert len(list(store.iterdir())) == 1
+
+        def no_parse(source):
+            raise AssertionError("parsed again")
+
+        monkeypatch.setattr(context, "parse", no_parse)
+        assert context.scan([str(tmp_path / "train.py")]).target == "gpu"  # from the store
+        (tmp_path / "train.py").write_text("import mindspore as ms\nms.set_context(device_target='CPU')\n")
+        monkeypatch.undo()
+        assert context.scan([str(tmp_path / "train.py")]).target == "cpu"  # new content: parsed
+        assert len(list(store.iterdir())) == 2
+    finally:
+        context.keep_facts_in(None)
+
+
+def test_the_cli_keeps_the_scans_facts_only_in_its_cache_directory(tmp_path):
+    project(tmp_path, "import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
+    run_cli("check", "--select", "MSL003", "--cache-dir", str(tmp_path / "cache"), str(tmp_path / "model.py"))
+    assert [p.name.startswith("context-") for p in (tmp_path / "cache").iterdir() if p.is_dir()].count(True) == 1
+    assert context._facts_directory is None  # the CLI resets it when the run ends

@@ -90,10 +90,12 @@ class AscendFp16OpWithoutLossScale(Rule):
                 ops.setdefault(f"class:{owner}", []).extend((path, op, row) for op, row in found)
         casts = [(path, cast) for path, facts in modules.items() for cast in facts.get("casts", ())]
         for path, facts in modules.items():
+            if not facts.get("trains"):
+                continue
             target = training.target_of(project.settings, facts.get("target"), project.compile_context)
             if target not in ("ascend", "any"):
                 continue
-            for call in facts.get("trains", ()):
+            for call in facts["trains"]:
                 if _has_loss_scale(call):
                     continue
                 evidence = self._evidence(path, call, training.closure(call["keys"], forward), ops, casts,
