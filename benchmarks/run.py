@@ -7,8 +7,9 @@ For each corpus (downloaded once with `pip download --no-deps`, see corpora.py) 
 (cache filled by a previous run), `-j 2`, peak memory of the cold run, `pylint --load-plugins ms_lint` (ms_lint
 messages only), the same pylint run without the plugin, and `flake8 --select MSL`; each the median of `--runs`
 runs, with its ratio to the floor, and the cold run's ratio to the floor measured just before it, run by run (the
-steadiest figure on a shared machine). Every tool runs as a subprocess, the way users run it, with its modules
-compiled to bytecode as installed packages are.
+steadiest figure on a shared machine); the warm run's ratio to the cold run; pylint with the plugin against pylint
+without it, the two alternated and compared run by run. Every tool runs as a subprocess, the way users run it,
+with its modules compiled to bytecode as installed packages are.
 """
 from __future__ import annotations
 
@@ -109,17 +110,22 @@ def measure(name: str, package: str, runs: int, skip_pylint: bool):
     parallel, _ = median_run([*ms_lint, "--no-cache", "-j", "2"], root, runs)
     rows.append(("ms-lint check -j 2 (cold)", parallel, None))
     shutil.rmtree(cache, ignore_errors=True)
+    plugin_ratios = []
     if not skip_pylint:
-        # the same pylint run with and without the plugin (pylint wants --option=value here)
+        # the same pylint run without and with the plugin (pylint wants --option=value here), alternated like the
+        # floor and the cold run: run as two blocks, the load of the moment made the ratio anything from 1.0x to 1.3x
         base = [sys.executable, "-m", "pylint", "--score=n", "--exit-zero", "--disable=all", "--enable=unused-import"]
-        plain, _ = median_run([*base, target], root, runs)
-        rows.append(("pylint (one message, no plugin)", plain, None))
-        plugged, _ = median_run([*base, "--load-plugins=ms_lint", "--enable=ms-lint", "--ms-lint-select=ALL", target],
-                                root, runs)
-        rows.append(("pylint + ms_lint plugin", plugged, None))
+        plains, pluggeds = [], []
+        for _ in range(runs):
+            plains.append(timed([*base, target], root)[0])
+            pluggeds.append(timed([*base, "--load-plugins=ms_lint", "--enable=ms-lint", "--ms-lint-select=ALL",
+                                   target], root)[0])
+        rows.append(("pylint (one message, no plugin)", statistics.median(plains), None))
+        rows.append(("pylint + ms_lint plugin", statistics.median(pluggeds), None))
+        plugin_ratios = sorted(plugged / plain for plain, plugged in zip(plains, pluggeds))
     flake8, _ = median_run([sys.executable, "-m", "flake8", "--exit-zero", "--select", "MSL", target], root, runs)
     rows.append(("flake8 --select MSL", flake8, None))
-    return files, lines, floor, rows, paired
+    return files, lines, floor, rows, paired, plugin_ratios
 
 
 def main() -> None:
@@ -134,17 +140,18 @@ def main() -> None:
           f"{platform.platform()}; median of {args.runs} runs")
     for name in args.corpora.split(","):
         package = fetch(name, CORPORA[name], args.directory)
-        files, lines, floor, rows, paired = measure(name, package, args.runs, args.skip_pylint)
+        files, lines, floor, rows, paired, plugin_ratios = measure(name, package, args.runs, args.skip_pylint)
         print(f"\n{name} {CORPORA[name]}: {len(files)} files, {lines:,} lines")
         print("| measurement | seconds | x floor | peak MB |\n|---|---|---|---|")
         for label, seconds, peak in rows:
             print(f"| {label} | {seconds:.2f} | {seconds / floor:.1f} | {f'{peak:.0f}' if peak else ''} |")
         print(f"cold / floor, run by run (each cold run right after its floor): median "
               f"{statistics.median(paired):.2f}x ({', '.join(f'{ratio:.2f}' for ratio in paired)})")
-        plain = dict((label, seconds) for label, seconds, _ in rows)
-        if "pylint + ms_lint plugin" in plain:
-            print(f"pylint with the plugin / without: "
-                  f"{plain['pylint + ms_lint plugin'] / plain['pylint (one message, no plugin)']:.2f}x")
+        seconds = {label: value for label, value, _ in rows}
+        print(f"warm / cold: {seconds['ms-lint check warm (cache)'] / seconds['ms-lint check cold']:.3f}x")
+        if plugin_ratios:
+            print(f"pylint with the plugin / without, run by run (each right after the other): median "
+                  f"{statistics.median(plugin_ratios):.2f}x ({', '.join(f'{r:.2f}' for r in plugin_ratios)})")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from ms_lint import store
 from ms_lint.source import SourceError, decode, parse, walk
 
 _NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTAX_LEVEL")
@@ -143,11 +144,7 @@ def _stored_facts(path: str, data: bytes) -> Optional[Tuple[List[Tuple[str, int]
     found = facts_of_module(tree, path)
     if entry is not None:
         try:
-            os.makedirs(directory, exist_ok=True)
-            temporary = f"{entry}.{os.getpid()}.tmp"
-            with open(temporary, "w", encoding="utf-8") as handle:
-                json.dump(found, handle)
-            os.replace(temporary, entry)
+            store.write_json(entry, found)
         except OSError:
             pass  # an unwritable store costs time, never correctness
     return found

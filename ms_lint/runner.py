@@ -15,7 +15,7 @@ import sys
 from dataclasses import asdict
 from typing import Dict, List, Optional, Sequence
 
-from ms_lint import __version__, context
+from ms_lint import __version__, context, store
 from ms_lint.config import Settings
 from ms_lint.engine import FileResult, Linter, all_rules
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
@@ -69,10 +69,7 @@ class Cache:
             if not os.path.exists(marker):
                 with open(marker, "w", encoding="utf-8") as handle:
                     handle.write("# created by ms-lint\n*\n")
-            temporary = f"{target}.{os.getpid()}.tmp"
-            with open(temporary, "w", encoding="utf-8") as handle:
-                json.dump(entry, handle)
-            os.replace(temporary, target)
+            store.write_json(target, entry)
         except OSError:
             pass  # an unwritable cache costs time, never correctness
 
