@@ -289,6 +289,7 @@ class ProjectIndex:
         self._kinds: Dict[str, Optional[str]] = {}
         self._found: Dict[str, Optional[str]] = {}  # module name -> path: `find` is asked for every import
         self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `_holds`)
+        self._spelled: Dict[Tuple[str, Tuple[str, ...]], bool] = {}  # see `spells`
         self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
         self._kept: "OrderedDict[str, Tuple[SourceFile, ast.Module]]" = OrderedDict()  # absolute path -> parsed
         self._kept_characters = 0
@@ -386,6 +387,23 @@ class ProjectIndex:
             if found:
                 break
         self._found[name] = found
+        return found
+
+    def spells(self, name: str, needles: Tuple[str, ...]) -> bool:
+        """Does the text of the project module `name` hold one of the `needles` (False if it is not found)? What
+        may happen in a module no run reads in full (`seed` for MSL053, a thread module for MSL005)."""
+        path = self.find(name)
+        if path is None:
+            return False
+        key = (path, needles)
+        found = self._spelled.get(key)
+        if found is None:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                data = b""
+            found = self._spelled[key] = any(needle.encode() in data for needle in needles)
         return found
 
     def may_hold(self, head: str) -> bool:

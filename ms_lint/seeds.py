@@ -36,7 +36,7 @@ _NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|ne
 _ATTRIBUTE = "_msl_seeds"
 _MENTION_DEPTH = 3  # project imports followed from a module that may seed (see `_mentions_seed`)
 # per project index (they live as long as its Linter): module name -> is it a file of the project; module name ->
-# may it seed (for modules that were not linted); file path -> does its text spell "seed"
+# may it seed (for modules that were not linted)
 _CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -69,7 +69,7 @@ class ScriptSeeds:
         # facts only such a module reports (training, the order of events, imports) are not gathered otherwise.
         text = ctx.source.text
         self.may_be_distributed = "communication" in text or "set_auto_parallel_context" in text
-        self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}, "texts": {}})
+        self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}})
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
         self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
         self._heads: Dict[str, bool] = {}  # first name of a qualified name -> may it name a project module
@@ -116,21 +116,14 @@ class ScriptSeeds:
         return mentions[module]
 
     def _seed_within(self, module: str, depth: int) -> bool:
-        index, texts = self.graph.index, self._cache["texts"]
+        index = self.graph.index
         seen, level = {module}, [module]
         for distance in range(depth + 1):
             following = []
             for name in level:
-                path = index.find(name)
-                if path is None:
+                if index.find(name) is None:
                     continue
-                if path not in texts:
-                    try:
-                        with open(path, "rb") as handle:
-                            texts[path] = b"seed" in handle.read()
-                    except OSError:
-                        texts[path] = False
-                if texts[path]:
+                if index.spells(name, ("seed",)):
                     return True
                 summary = index.module(name) if distance < depth else None
                 for target in summary.imports.names.values() if summary else ():

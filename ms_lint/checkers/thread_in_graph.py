@@ -141,12 +141,4 @@ def _spells_thread_modules(ctx, summary) -> bool:
     module = summary.qualname.rpartition(".")[0]
     if module == ctx.source.module_name:
         return True  # this module: the rule runs only where the text spells them (`needles`)
-    path = ctx.graph.index.find(module)
-    if path is None:
-        return False
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read()
-    except OSError:
-        return False
-    return any(needle.encode() in text for needle in ThreadInGraph.needles)
+    return ctx.graph.index.spells(module, ThreadInGraph.needles)
