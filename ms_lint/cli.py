@@ -173,7 +173,7 @@ def _apply_baseline(args, results, diagnostics: List[Diagnostic]) -> List[Diagno
 
 
 def _fix(args, linter: Linter, files: List[str], applicabilities, missing: bool) -> int:
-    from ms_lint.autofix import WriteError, fix_source, write_atomically
+    from ms_lint.fixing.passes import WriteError, fix_source, write_atomically
     from ms_lint.source import SourceError, decode
     from ms_lint.validation import validate_fixes
 

@@ -16,21 +16,22 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple, Type
 
-from ms_lint import checkers, context, suppression
+from ms_lint import rules as rule_modules, suppression
+from ms_lint.analysis import compile_context
 from ms_lint.config import Settings
-from ms_lint.context import CompileContext
-from ms_lint.graph import GraphScope, parent_of
-from ms_lint.project import ProjectIndex
+from ms_lint.analysis.compile_context import CompileContext
+from ms_lint.analysis.graph import GraphScope, parent_of
+from ms_lint.analysis.project import ProjectIndex
 from ms_lint.rule import Diagnostic, Edit, Fix, ProjectFacts, Rule
 from ms_lint.source import SourceError, SourceFile, decode, package_root, parse, read
 
 
 @functools.lru_cache(maxsize=None)
 def all_rules() -> Tuple[Type[Rule], ...]:
-    """Every Rule subclass defined in a module of `ms_lint.checkers`, by code. No registry to keep."""
+    """Every Rule subclass defined in a module of `ms_lint.rules`, by code. No registry to keep."""
     found = []
-    for info in pkgutil.iter_modules(checkers.__path__):
-        module = importlib.import_module(f"{checkers.__name__}.{info.name}")
+    for info in pkgutil.iter_modules(rule_modules.__path__):
+        module = importlib.import_module(f"{rule_modules.__name__}.{info.name}")
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, Rule) and value.__module__ == module.__name__ \
                     and getattr(value, "code", None):
@@ -225,7 +226,7 @@ class Linter:
             root = package_root(path)
         else:
             return CompileContext()  # in-memory source with no project around it
-        return context.of_project(root)
+        return compile_context.of_project(root)
 
     def judge(self, results: List[FileResult]) -> List[Diagnostic]:
         """Project rules over the facts of every module in `results`; suppression comments still apply."""

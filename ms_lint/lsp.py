@@ -28,9 +28,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from ms_lint import __version__, config
-from ms_lint.autofix import fix_source
+from ms_lint.fixing.passes import fix_source
 from ms_lint.engine import Linter
-from ms_lint.fixer import apply_fixes
+from ms_lint.fixing.apply import apply_fixes
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
 from ms_lint.source import SourceFile, module_name
 

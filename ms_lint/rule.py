@@ -100,7 +100,7 @@ class ProjectFacts:
 
 
 class Rule:
-    """Base class of every rule. Subclasses live one per module in `ms_lint.checkers` and are found there.
+    """Base class of every rule. Subclasses live one per module in `ms_lint.rules` and are found there.
 
     A subclass declares `code`, `name`, `severity`, `scope`, `message` (a `str.format` template) and, when it has
     one, `fix_applicability`; its docstring is its documentation. It defines `visit_<node>` hooks named after

@@ -15,7 +15,8 @@ import sys
 from dataclasses import asdict
 from typing import Dict, List, Optional, Sequence
 
-from ms_lint import __version__, context, store
+from ms_lint import __version__, store
+from ms_lint.analysis import compile_context
 from ms_lint.config import Settings
 from ms_lint.engine import FileResult, Linter, all_rules
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
@@ -79,11 +80,12 @@ def _code_stamp() -> str:
     linter, whose results must not come from the cache."""
     package = os.path.dirname(os.path.abspath(__file__))
     stamps = []
-    for directory in (package, os.path.join(package, "checkers")):
-        for name in sorted(os.listdir(directory)):
+    for directory, folders, names in os.walk(package):
+        folders.sort()
+        for name in sorted(names):
             if name.endswith(".py"):
                 status = os.stat(os.path.join(directory, name))
-                stamps.append(f"{name}:{status.st_size}:{status.st_mtime_ns}")
+                stamps.append(f"{os.path.relpath(directory, package)}/{name}:{status.st_size}:{status.st_mtime_ns}")
     return hashlib.sha256("|".join(stamps).encode()).hexdigest()
 
 
@@ -145,7 +147,7 @@ def _initialise(settings, files, cache_directory) -> None:
     gc.set_threshold(*_THRESHOLDS)  # a worker process only lints
     remember_packages()  # ...one batch
     if cache_directory:
-        context.keep_facts_in(_context_directory(cache_directory, settings))
+        compile_context.keep_facts_in(_context_directory(cache_directory, settings))
 
 
 # Linting allocates millions of tree nodes, which reference counting frees as soon as their file is linted
@@ -172,11 +174,11 @@ def context_facts_kept(cache_directory: Optional[str], settings: Settings):
     if not cache_directory:
         yield
         return
-    context.keep_facts_in(_context_directory(cache_directory, settings))
+    compile_context.keep_facts_in(_context_directory(cache_directory, settings))
     try:
         yield
     finally:
-        context.keep_facts_in(None)
+        compile_context.keep_facts_in(None)
 
 
 def _context_directory(cache_directory: str, settings: Settings) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ms_lint.config import ConfigError, Settings
-from ms_lint.graph import GraphScope
+from ms_lint.analysis.graph import GraphScope
 from ms_lint.rule import Diagnostic
 from ms_lint.source import package_root
 
@@ -323,7 +323,7 @@ def _per_fix(jobs: Sequence[Job], verdicts: Sequence[Verdict]) -> Dict[tuple, st
 def validate_fixes(linter, fixes, applicabilities, project=(), stream=None) -> Outcome:
     """Validate `fixes` (autofix.FileFix per file), print the report, and refix files whose fixes made a Cell
     worse without those fixes (the whole file is left as it was if that does not undo them)."""
-    from ms_lint.autofix import FileFix, fix_source
+    from ms_lint.fixing.passes import FileFix, fix_source
 
     stream = stream or sys.stderr
     if not mindspore_available():

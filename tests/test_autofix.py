@@ -6,8 +6,8 @@ import stat
 
 import pytest
 
-from ms_lint import autofix
-from ms_lint.autofix import WriteError, fix_source, write_atomically
+from ms_lint.fixing import passes
+from ms_lint.fixing.passes import WriteError, fix_source, write_atomically
 from ms_lint.config import Settings
 from ms_lint.engine import Linter
 from ms_lint.source import decode
@@ -76,14 +76,14 @@ def test_a_failed_write_leaves_the_file_untouched(tmp_path, monkeypatch):
     def disk_full(*args):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(autofix.os, "replace", disk_full)
+    monkeypatch.setattr(passes.os, "replace", disk_full)
     code, _ = run_cli("check", "--fix", str(path))
     assert code == 2 and path.read_text() == LIST
     assert [p.name for p in tmp_path.iterdir()] == ["m.py"]  # no temporary file left behind
 
 
 def test_a_fix_that_breaks_the_code_is_rejected(monkeypatch):
-    from ms_lint.checkers import cell_list_attribute
+    from ms_lint.rules import cell_list_attribute
     from ms_lint.rule import Fix
 
     def broken_fix(ctx, value, container, cell):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 
-from ms_lint import context
+from ms_lint.analysis import compile_context
 from support import run_cli
 
 MODEL = ("from mindspore import nn\n\n\nclass N(nn.Cell):\n    def construct(self, x):\n"
@@ -14,7 +14,7 @@ def project(tmp_path, train):
     (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
     (tmp_path / "model.py").write_text(MODEL)
     (tmp_path / "train.py").write_text(train)
-    context._scans.clear()
+    compile_context._scans.clear()
     return tmp_path
 
 
@@ -36,7 +36,7 @@ def test_target_from_set_device_or_set_context(tmp_path):
                           ("import mindspore\nmindspore.set_context(device_target='CPU')\n", "cpu"),
                           ("x = 1\n", None)):
         project(tmp_path, train)
-        assert context.of_project(str(tmp_path)).target == target
+        assert compile_context.of_project(str(tmp_path)).target == target
 
 
 SETTINGS = [  # every layout a target or level can be set in (the scan parses a file only if `_MAY_SET` matches)
@@ -56,15 +56,15 @@ LOOK_ALIKES = ["ms.set_context(device_target=args.device_target)", "if args.devi
 
 def test_the_scan_parses_every_file_that_may_set_something_and_skips_look_alikes(tmp_path):
     for text in SETTINGS:
-        levels, targets = context._facts_of_module(ast.parse(f"import os\nimport mindspore as ms\n{text}\n"))
+        levels, targets = compile_context._facts_of_module(ast.parse(f"import os\nimport mindspore as ms\n{text}\n"))
         assert levels or targets, text
-        assert context._MAY_SET.search(text.encode()), text
+        assert compile_context._MAY_SET.search(text.encode()), text
         project(tmp_path, f"import os\nimport mindspore as ms\n{text}\n")
-        found = context.of_project(str(tmp_path))
+        found = compile_context.of_project(str(tmp_path))
         assert found.target == "gpu" or found.syntax_level == "strict", text
     for text in LOOK_ALIKES:
-        assert context._facts_of_module(ast.parse(text)) == ([], []), text
-        assert not context._MAY_SET.search(text.encode()), text
+        assert compile_context._facts_of_module(ast.parse(text)) == ([], []), text
+        assert not compile_context._MAY_SET.search(text.encode()), text
 
 
 def test_tests_and_dropped_jit_config_do_not_set_the_project_level(tmp_path):
@@ -72,7 +72,7 @@ def test_tests_and_dropped_jit_config_do_not_set_the_project_level(tmp_path):
                       "def f(x):\n    return x\n")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_strict.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
-    assert context.of_project(str(tmp_path)).syntax_level is None
+    assert compile_context.of_project(str(tmp_path)).syntax_level is None
 
 
 def test_a_module_setting_wins_over_the_project(tmp_path):
@@ -88,33 +88,33 @@ def test_add_flags_in_another_module_defines_the_attribute(tmp_path):
     (tmp_path / "model.py").write_text(decoder)
     assert run_cli("check", "--no-cache", "--select", "MSL032", str(tmp_path / "model.py")) == (0, "")
     (tmp_path / "train.py").write_text("x = 1\n")
-    context._scans.clear()
+    compile_context._scans.clear()
     assert run_cli("check", "--no-cache", "--select", "MSL032", str(tmp_path / "model.py"))[0] == 1
 
 
 def test_a_run_with_a_cache_keeps_what_each_scanned_file_sets_by_content(tmp_path, monkeypatch):
     project(tmp_path, "import mindspore as ms\nms.set_context(device_target='GPU')\n")
     store = tmp_path / "store"
-    context.keep_facts_in(str(store))
+    compile_context.keep_facts_in(str(store))
     try:
-        assert context.scan([str(tmp_path / "train.py")]).target == "gpu"
+        assert compile_context.scan([str(tmp_path / "train.py")]).target == "gpu"
         assert len(list(store.iterdir())) == 1
 
         def no_parse(source):
             raise AssertionError("parsed again")
 
-        monkeypatch.setattr(context, "parse", no_parse)
-        assert context.scan([str(tmp_path / "train.py")]).target == "gpu"  # from the store
+        monkeypatch.setattr(compile_context, "parse", no_parse)
+        assert compile_context.scan([str(tmp_path / "train.py")]).target == "gpu"  # from the store
         (tmp_path / "train.py").write_text("import mindspore as ms\nms.set_context(device_target='CPU')\n")
         monkeypatch.undo()
-        assert context.scan([str(tmp_path / "train.py")]).target == "cpu"  # new content: parsed
+        assert compile_context.scan([str(tmp_path / "train.py")]).target == "cpu"  # new content: parsed
         assert len(list(store.iterdir())) == 2
     finally:
-        context.keep_facts_in(None)
+        compile_context.keep_facts_in(None)
 
 
 def test_the_cli_keeps_the_scans_facts_only_in_its_cache_directory(tmp_path):
     project(tmp_path, "import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
     run_cli("check", "--select", "MSL003", "--cache-dir", str(tmp_path / "cache"), str(tmp_path / "model.py"))
     assert [p.name.startswith("context-") for p in (tmp_path / "cache").iterdir() if p.is_dir()].count(True) == 1
-    assert context._facts_directory is None  # the CLI resets it when the run ends
+    assert compile_context._facts_directory is None  # the CLI resets it when the run ends

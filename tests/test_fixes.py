@@ -8,7 +8,7 @@ import pytest
 from support import FIXTURES, fixture_files, fixture_params
 from ms_lint.config import Settings
 from ms_lint.engine import Linter
-from ms_lint.fixer import add_imports, apply_fixes
+from ms_lint.fixing.apply import add_imports, apply_fixes
 from ms_lint.rule import Import
 from ms_lint.source import SourceFile, module_name
 
@@ -76,7 +76,7 @@ def test_overlapping_fixes_are_deferred_to_the_next_pass():
 def test_verified_fixing_as_the_cli_does_gives_the_fixed_fixture_too(fixture):
     """`ms-lint check --fix --unsafe-fixes` verifies each pass (re-lint, no new finding, no undefined name): none of
     a fixture's fixes may be rejected on the way to its .fixed.py."""
-    from ms_lint.autofix import fix_source
+    from ms_lint.fixing.passes import fix_source
     from ms_lint.source import read
 
     result = fix_source(Linter(Settings(select=("ALL",))), read(str(fixture)), ("safe", "unsafe"))

@@ -5,8 +5,8 @@ import ast
 import glob
 import textwrap
 
-from ms_lint.graph import GraphScope, parent_of
-from ms_lint.project import ProjectIndex
+from ms_lint.analysis.graph import GraphScope, parent_of
+from ms_lint.analysis.project import ProjectIndex
 
 
 def scope(source, module="pkg.model", path="pkg/model.py", index=None, level=None):

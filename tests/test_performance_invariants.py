@@ -17,16 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ms_lint import engine, runner
-from ms_lint import seeds as seeds_module
-from ms_lint.checkers import undefined_attribute_in_graph as undefined_attribute
+from ms_lint.analysis import seeds as seeds_module
+from ms_lint.rules import undefined_attribute_in_graph as undefined_attribute
 from ms_lint.config import Settings
 from ms_lint.engine import Context, Linter, _runs_of, all_rules
-from ms_lint.graph import PARENT, GraphScope, parent_of
-from ms_lint.project import ProjectIndex
-from ms_lint.seeds import ScriptSeeds
+from ms_lint.analysis.graph import PARENT, GraphScope, parent_of
+from ms_lint.analysis.project import ProjectIndex
+from ms_lint.analysis.seeds import ScriptSeeds
 from ms_lint.source import SourceFile, child_nodes, module_name, package_root, remembered_packages
 from ms_lint.source import parse as source_parse
-from ms_lint.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
+from ms_lint.analysis.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 SOURCE = textwrap.dedent('''
@@ -190,7 +190,7 @@ def test_package_directories_are_remembered_only_while_a_batch_run_lints(tmp_pat
 
 
 def test_the_training_pre_filter_is_the_regex_it_replaces():
-    from ms_lint.training import _FULL, _casts_or_trains
+    from ms_lint.analysis.training import _FULL, _casts_or_trains
 
     for text in ("Model(", "net = Model(net)", "xModel(", "_Model(", "BaseModel( Model(", "éModel(", "1Model(",
                  ".Model(", "to_float(", "amp_level", "TrainOneStepCell", "model(", ""):
@@ -429,7 +429,7 @@ MASK_SOURCE = textwrap.dedent('''
 
 def test_a_name_is_a_mask_only_where_a_binding_gives_it_a_mask_form():
     """MSL043 skips the tensor analysis of `x[name]` when no binding of the name has a form `_is_mask` accepts."""
-    from ms_lint.checkers import dynamic_shape_op
+    from ms_lint.rules import dynamic_shape_op
 
     checked = masks = 0
     for graph, ctx in _contexts(MASK_SOURCE):

@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from ms_lint import context
+from ms_lint.analysis import compile_context
 from ms_lint.config import Settings
 from ms_lint.engine import Linter, all_rules
 from support import run_cli
@@ -288,7 +288,7 @@ def write(tmp_path, files):
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    context._scans.clear()
+    compile_context._scans.clear()
     return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.py"))
 
 

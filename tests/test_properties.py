@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pyflakes import checker, messages
 
-from ms_lint.autofix import fix_source
+from ms_lint.fixing.passes import fix_source
 from ms_lint.config import Settings
 from ms_lint.engine import Linter
 from ms_lint.source import SourceFile
@@ -207,7 +207,7 @@ def test_each_fixable_fixture_fixes_to_a_fixed_point(name):
     assert fixed(first.text).text == first.text
 
 
-# ----- bugs the property test above found (minimal reproducers, fixed in autofix._verified_pass) ------------------
+# ----- bugs the property test above found (minimal reproducers, fixed in passes._verified_pass) ------------------
 MANY_FIXES_AND_A_REJECTED_ONE = (
     "from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def __init__(self):\n"
     "        super().__init__()\n" + "".join(f"        self.a{i} = [nn.Dense(2, 2)]\n" for i in range(12))
@@ -217,16 +217,16 @@ MANY_FIXES_AND_A_REJECTED_ONE = (
 def test_a_rejected_fix_does_not_cost_one_pass_per_other_fix(monkeypatch):
     """Once, the retry after a failed pass applied one good fix per pass: 11 exhausted MAX_PASSES (10). The check
     is made to refuse the fix of `self.a11` (whatever a real rejection's cause, the retry is the same)."""
-    from ms_lint import autofix
+    from ms_lint.fixing import passes
 
-    real_check = autofix._check
+    real_check = passes._check
 
     def refusing_a11(lint, linter, source, before_text, before, after_text, applied):
         if "self.a11 = nn.CellList(" in after_text:
             return "refused for the test", []
         return real_check(lint, linter, source, before_text, before, after_text, applied)
 
-    monkeypatch.setattr(autofix, "_check", refusing_a11)
+    monkeypatch.setattr(passes, "_check", refusing_a11)
     first = fixed(MANY_FIXES_AND_A_REJECTED_ONE)
     assert [(d.code, reason) for d, reason in first.rejected] == [("MSL030", "refused for the test")]
     assert first.converged and len(first.applied) == 11

@@ -9,8 +9,8 @@ import pytest
 
 from ms_lint.config import Settings
 from ms_lint.engine import Linter
-from ms_lint.fixer import apply_fixes
-from ms_lint.fixes import complement
+from ms_lint.fixing.apply import apply_fixes
+from ms_lint.fixing.edits import complement
 from ms_lint.source import SourceFile
 
 LINTER = Linter(Settings(select=("MSL06",)))

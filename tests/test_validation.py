@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ms_lint.autofix import fix_source
+from ms_lint.fixing.passes import fix_source
 from ms_lint.config import load
 from ms_lint.engine import Linter, all_rules
 from ms_lint.source import read

@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from ms_lint import validation
-from ms_lint.autofix import fix_source
+from ms_lint.fixing.passes import fix_source
 from ms_lint.config import ConfigError, Settings, from_mapping
 from ms_lint.engine import Linter
 from ms_lint.source import SourceFile

@@ -5,7 +5,7 @@ import mindspore as ms
 import pytest
 from mindspore import nn
 
-from ms_lint import framework
+from ms_lint.analysis import framework
 
 CELLS = """
 from mindspore import nn

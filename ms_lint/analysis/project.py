@@ -1,0 +1,485 @@
+"""The project index: small summaries of the linted project's modules, built on demand.
+
+A summary holds what other modules need to know about a module: its imports, its classes with their resolved bases
+and the attributes they define. Summaries let `GraphScope` decide that `class Head(Block)` is an nn.Cell when
+`Block` lives in another file of the project, in every front end (flake8 and pylint see one file at a time).
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
+
+from ms_lint.analysis import framework
+from ms_lint.analysis.imports import ImportMap, statements
+from ms_lint.source import SourceError, SourceFile, package_root, parse, read, walk
+
+_ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
+# Methods through which a Cell gains attributes by name (registered children, parameters, buffers).
+_REGISTERING_CALLS = frozenset(
+    {"insert_child_to_cell", "insert_param_to_cell", "register_buffer", "register_parameter", "register_module",
+     "add_module", "_register_buffer"}
+)
+
+
+class Callee(NamedTuple):
+    """What a call passing `self` on calls (`build(self)`, `cfg.create_weights(self)`), by name only."""
+
+    name: Optional[str]  # `build` for `build(self)`
+    attribute: Optional[str]  # `create_weights` for `cfg.create_weights(self)`
+    receiver: Optional[str]  # `cfg` there
+
+
+@dataclass
+class ClassSummary:
+    name: str
+    qualname: str
+    bases: Tuple[Optional[str], ...]
+    methods: FrozenSet[str]
+    properties: FrozenSet[str]
+    attributes: FrozenSet[str]  # assigned on self anywhere in the class, or bound in the class body
+    parameters: FrozenSet[str]  # self.X = Parameter(...)
+    metadata_attributes: FrozenSet[str]  # self.X = P.Shape() (or ops.Rank()...): calling it gives Python values
+    constructed: FrozenSet[str]  # qualified names called to build attribute values (self.X = Block(...))
+    dynamic: bool  # attributes are also created in ways a linter cannot follow (setattr with a variable name...)
+    self_passing: Tuple[Callee, ...] = ()  # the calls of its methods that hand `self` to other code
+    _node: Optional[ast.ClassDef] = field(default=None, repr=False, compare=False)
+    _load: Optional[Callable[[], Optional[ast.ClassDef]]] = field(default=None, repr=False, compare=False)
+
+    @property
+    def node(self) -> Optional[ast.ClassDef]:
+        """The class's tree: the linted module's own node while the module is linted; for any other module,
+        parsed again when a rule asks (rarely: summaries keep facts, and a large project's trees together do not
+        fit in memory)."""
+        if self._node is None and self._load is not None:
+            return self._load()
+        return self._node
+
+
+@dataclass
+class ModuleSummary:
+    name: str
+    path: str
+    imports: ImportMap
+    classes: Dict[str, ClassSummary]
+    functions: FrozenSet[str]
+
+    def detach(self, load: Callable[[str, str], Optional[ast.ClassDef]]) -> None:
+        """Drop the tree: `load(path, class name)` finds a class's node again when a rule asks for it."""
+        for name, summary in self.classes.items():
+            summary._node = None
+            summary._load = functools.partial(load, self.path, name)
+
+
+def summarize(tree: ast.Module, module: str, path: str,
+              nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk) -> ModuleSummary:
+    """`nodes_of(method)`: every node of a method, in any order (`GraphScope` has them from its walk)."""
+    is_package = os.path.basename(path) == "__init__.py"
+    imports = ImportMap.of_block(tree.body, module, is_package)
+    classes: Dict[str, ClassSummary] = {}
+    functions: Set[str] = set()
+    for stmt in statements(tree.body):
+        if isinstance(stmt, ast.ClassDef):
+            classes[stmt.name] = summarize_class(stmt, imports, nodes_of)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.add(stmt.name)
+    return ModuleSummary(module, path, imports, classes, frozenset(functions))
+
+
+def summarize_class(node: ast.ClassDef, imports: ImportMap,
+                    nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk) -> ClassSummary:
+    methods, properties, attributes, parameters, metadata, constructed = set(), set(), set(), set(), set(), set()
+    self_passing: List[Callee] = []
+    dynamic = False
+    for stmt in statements(node.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            methods.add(stmt.name)
+            if any(_decorator_name(d) in ("property", "cached_property") or
+                   (isinstance(d, ast.Attribute) and d.attr in ("setter", "getter")) for d in stmt.decorator_list):
+                properties.add(stmt.name)
+            if stmt.name in ("__getattr__", "__getattribute__"):
+                dynamic = True
+        elif isinstance(stmt, ast.ClassDef):
+            attributes.add(stmt.name)  # a nested class is a class attribute too
+        else:
+            for target in _assigned_targets(stmt):
+                if isinstance(target, ast.Name):
+                    attributes.add(target.id)
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        for sub in nodes_of(method):
+            kind = sub.__class__  # node classes are final: one class test per node (this runs on most nodes)
+            if kind in _ASSIGNMENTS:
+                value = getattr(sub, "value", None)
+                for target in _assigned_targets(sub):
+                    for attr in _self_attributes(target, self_name):
+                        attributes.add(attr)
+                        if value is not None and _is_parameter_call(value, imports):
+                            parameters.add(attr)
+                        elif isinstance(value, ast.Call) and framework.returns_metadata(imports.qualname(value.func)):
+                            metadata.add(attr)
+                        for call in _calls_in(value):
+                            qualname = imports.qualname(call.func)
+                            if qualname:
+                                constructed.add(qualname)
+            elif kind is ast.Call:
+                dynamic |= _note_registering_call(sub, self_name, attributes, parameters)
+                if _passes_name(sub, self_name):
+                    self_passing.append(_callee(sub.func))
+            elif kind is ast.Attribute and sub.attr == "__dict__" and _is_name(sub.value, self_name):
+                dynamic = True  # self.__dict__.update(...), self.__dict__[name] = ...
+    return ClassSummary(
+        name=node.name,
+        qualname=f"{imports.module}.{node.name}" if imports.module else node.name,
+        bases=tuple(imports.qualname(base) for base in node.bases),
+        methods=frozenset(methods),
+        properties=frozenset(properties),
+        attributes=frozenset(attributes),
+        parameters=frozenset(parameters),
+        metadata_attributes=frozenset(metadata),
+        constructed=frozenset(constructed),
+        dynamic=dynamic,
+        self_passing=tuple(self_passing),
+        _node=node,
+    )
+
+
+def _passes_name(call: ast.Call, name: str) -> bool:
+    """Is the name one of the call's arguments (`register(self)`, `f(owner=self)`)? Asked of every call."""
+    for argument in call.args:
+        if argument.__class__ is ast.Name and argument.id == name:
+            return True
+    for keyword in call.keywords:
+        if keyword.value.__class__ is ast.Name and keyword.value.id == name:
+            return True
+    return False
+
+
+def _callee(func: ast.expr) -> Callee:
+    if isinstance(func, ast.Name):
+        return Callee(func.id, None, None)
+    if isinstance(func, ast.Attribute):
+        return Callee(None, func.attr, getattr(func.value, "id", None))
+    return Callee(None, None, None)
+
+
+def _calls_in(value: Optional[ast.expr]):
+    """Calls that build a value, looking into list/tuple/dict displays and comprehensions (`[Block() ...]`)."""
+    stack = [value] if value is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            yield node
+            stack.extend(node.args)
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            stack.extend(node.elts)
+        elif isinstance(node, ast.Dict):
+            stack.extend(v for v in node.values if v is not None)
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            stack.append(node.elt)
+        elif isinstance(node, ast.IfExp):
+            stack.extend((node.body, node.orelse))
+
+
+def _decorator_name(decorator: ast.expr) -> Optional[str]:
+    if isinstance(decorator, ast.Name):
+        return decorator.id
+    if isinstance(decorator, ast.Attribute):
+        return decorator.attr
+    return None
+
+
+def _assigned_targets(stmt: ast.AST) -> List[ast.expr]:
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        targets = [stmt.target]
+    else:
+        return []
+    flat = []
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+        else:
+            flat.append(target)
+    return flat
+
+
+def _self_attributes(target: ast.expr, self_name: str) -> List[str]:
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+        return [target.attr]
+    return []
+
+
+def _is_parameter_call(value: ast.expr, imports: ImportMap) -> bool:
+    return isinstance(value, ast.Call) and imports.qualname(value.func) in framework.PARAMETER_CLASSES
+
+
+_REGISTRATION_NAMES = _REGISTERING_CALLS | {"vars", "setattr", "__setattr__"}
+
+
+def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str], parameters: Set[str]) -> bool:
+    """Record names registered by setattr/insert_child_to_cell; True when a name is not a constant."""
+    func = call.func
+    called = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
+    if called not in _REGISTRATION_NAMES:
+        return False  # most calls: none of the forms below
+    if isinstance(func, ast.Name) and func.id == "vars" and call.args and _is_name(call.args[0], self_name):
+        return True  # vars(self).update(...)
+    target = _setattr_target(call, self_name)
+    if target is not None:
+        owner, name = target
+        if isinstance(owner, ast.Name) and owner.id == self_name:
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                attributes.add(name.value)
+                return False
+            return True
+        return False
+    if (isinstance(func, ast.Attribute) and func.attr in _REGISTERING_CALLS and isinstance(func.value, ast.Name)
+            and func.value.id == self_name and call.args):
+        name = call.args[0]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            attributes.add(name.value)
+            if "param" in func.attr:
+                parameters.add(name.value)
+            return False
+        return True
+    return False
+
+
+def _setattr_target(call: ast.Call, self_name: str):
+    """(object, name) set by `setattr(o, n, v)`, `object.__setattr__(o, n, v)`, `self.__setattr__(n, v)` or
+    `super().__setattr__(n, v)`; None for any other call."""
+    func, args = call.func, call.args
+    if (_is_name(func, "setattr") or (isinstance(func, ast.Attribute) and func.attr == "__setattr__"
+                                      and _is_name(func.value, "object"))) and len(args) >= 2:
+        return args[0], args[1]
+    on_self = isinstance(func, ast.Attribute) and (_is_name(func.value, self_name) or (
+        isinstance(func.value, ast.Call) and _is_name(func.value.func, "super")))
+    if on_self and func.attr == "__setattr__" and args:
+        return ast.Name(id=self_name), args[0]
+    return None
+
+
+def _is_name(expr: ast.AST, name: str) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == name
+
+
+class ProjectIndex:
+    """Module summaries by dotted name, found under the import roots of the linted files and built lazily."""
+
+    _TREES = 4  # trees parsed again for rules that read another module's class (see ClassSummary.node)
+    # Source characters of the trees kept for files of the run that a lookup parsed before their turn (a tree
+    # takes about 30 bytes per character: 1M characters, some 30 MB). The oldest go first: most are linted soon.
+    _KEPT_CHARACTERS = 1_000_000
+
+    def __init__(self):
+        self.roots: List[str] = []
+        self._files: Set[str] = set()  # added: the CLI adds every file up front, the engine again as it lints it
+        self._by_name: Dict[str, Optional[ModuleSummary]] = {}
+        self._kinds: Dict[str, Optional[str]] = {}
+        self._found: Dict[str, Optional[str]] = {}  # module name -> path: `find` is asked for every import
+        self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `_holds`)
+        self._spelled: Dict[Tuple[str, Tuple[str, ...]], bool] = {}  # see `spells`
+        self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
+        self._kept: "OrderedDict[str, Tuple[SourceFile, ast.Module]]" = OrderedDict()  # absolute path -> parsed
+        self._kept_characters = 0
+        self._absolute_files: Optional[Set[str]] = None
+        self._lock = threading.Lock()
+        # module name -> file path (None: not found) of every module looked up while `recording` (a file's lint
+        # depends on them: the cache revalidates them)
+        self.consulted: Optional[Dict[str, Optional[str]]] = None
+
+    def add_file(self, path: str) -> None:
+        if path in self._files:
+            return
+        self._files.add(path)
+        self._absolute_files = None
+        root = package_root(path)
+        if root not in self.roots:
+            self.roots.append(root)
+            self._found.clear()  # a new root may hold modules not found before
+
+    def register(self, summary: ModuleSummary) -> None:
+        """Use an already-built summary (the file being linted) instead of re-reading the file."""
+        with self._lock:
+            self._by_name[summary.name] = summary
+            self._kinds.clear()
+
+    def release(self, summary: ModuleSummary) -> None:
+        """The module was linted: its summary stays, its tree goes (see ClassSummary.node)."""
+        summary.detach(self._class_node)
+
+    def module(self, name: str) -> Optional[ModuleSummary]:
+        summary = self._module(name)
+        if self.consulted is not None:
+            # the file the name resolves to, as the cache checks it (`find`): the summary of a linted module
+            # carries the path it was linted under, often relative, which never matched and made a warm run
+            # lint every module depending on an already linted one again
+            self.consulted[name] = (self.find(name) or summary.path) if summary is not None else None
+        return summary
+
+    def _module(self, name: str) -> Optional[ModuleSummary]:
+        if name in self._by_name:
+            return self._by_name[name]
+        summary = None
+        path = self.find(name)
+        if path is not None:
+            try:
+                source = read(path)
+                tree = parse(source)
+                summary = summarize(tree, name, path)
+                summary.detach(self._class_node)
+                self._keep(path, source, tree)
+            except (SourceError, RecursionError):
+                summary = None
+        with self._lock:
+            self._by_name[name] = summary
+        return summary
+
+    def _keep(self, path: str, source: SourceFile, tree: ast.Module) -> None:
+        """Keep the tree of a file the run will lint (a lookup read it first), for `take_tree`."""
+        with self._lock:
+            if self._absolute_files is None:
+                self._absolute_files = {os.path.abspath(file) for file in self._files}
+            path = os.path.abspath(path)
+            if path not in self._absolute_files or len(source.text) > self._KEPT_CHARACTERS:
+                return
+            self._kept[path] = (source, tree)
+            self._kept_characters += len(source.text)
+            while self._kept_characters > self._KEPT_CHARACTERS:
+                self._kept_characters -= len(self._kept.popitem(last=False)[1][0].text)
+
+    def take_tree(self, source: SourceFile) -> Optional[ast.Module]:
+        """The tree a lookup parsed from this very text before the file's turn came, if kept: not parsed twice."""
+        if not self._kept:
+            return None
+        with self._lock:
+            kept = self._kept.pop(os.path.abspath(source.path), None)
+            if kept is None:
+                return None
+            self._kept_characters -= len(kept[0].text)
+        return kept[1] if kept[0].text == source.text else None
+
+    def find(self, name: str) -> Optional[str]:
+        if name in self._found:
+            return self._found[name]
+        found = None
+        relative = name.replace(".", os.sep)
+        head = name.partition(".")[0]
+        for root in self.roots:
+            if not self._holds(root, head):
+                continue  # most names asked about (`mindspore.ops`, `numpy`): no file system call
+            for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):
+                path = os.path.join(root, candidate)
+                if os.path.isfile(path):
+                    found = path
+                    break
+            if found:
+                break
+        self._found[name] = found
+        return found
+
+    def spells(self, name: str, needles: Tuple[str, ...]) -> bool:
+        """Does the text of the project module `name` hold one of the `needles` (False if it is not found)? What
+        may happen in a module no run reads in full (`seed` for MSL053, a thread module for MSL005)."""
+        path = self.find(name)
+        if path is None:
+            return False
+        key = (path, needles)
+        found = self._spelled.get(key)
+        if found is None:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                data = b""
+            found = self._spelled[key] = any(needle.encode() in data for needle in needles)
+        return found
+
+    def may_hold(self, head: str) -> bool:
+        """Can a module whose dotted name starts with `head` be found (`find`) under one of the roots?"""
+        return any(self._holds(root, head) for root in self.roots)
+
+    def _holds(self, root: str, head: str) -> bool:
+        """Is `head` a package or module directly under `root` (as any module under it starts with one)?"""
+        entries = self._top_names.get(root)
+        if entries is None:
+            try:
+                entries = frozenset(os.listdir(root))
+            except OSError:
+                entries = frozenset()
+            self._top_names[root] = entries
+        return head in entries or f"{head}.py" in entries
+
+    def _class_node(self, path: str, name: str) -> Optional[ast.ClassDef]:
+        """The node of a module-level class (the last definition of the name, as in `summarize`), parsed again;
+        the last few trees are kept, as rules ask about a class's bases in turn."""
+        with self._lock:
+            tree = self._trees.pop(path, False)
+        if tree is False:
+            try:
+                tree = parse(read(path))
+            except (SourceError, RecursionError):
+                tree = None
+        with self._lock:
+            self._trees[path] = tree
+            while len(self._trees) > self._TREES:
+                self._trees.popitem(last=False)
+        found = None
+        for stmt in statements(tree.body) if tree is not None else ():
+            if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+                found = stmt
+        return found
+
+    def lookup_class(self, qualname: str, depth: int = 0) -> Optional[ClassSummary]:
+        """The summary of a project class by qualified name, following re-exports (`from .x import Y`)."""
+        if depth > 8 or "." not in qualname:
+            return None
+        module_name, _, attr = qualname.rpartition(".")
+        module = self.module(module_name)
+        if module is None:
+            return None
+        if attr in module.classes:
+            return module.classes[attr]
+        target = module.imports.names.get(attr)
+        return self.lookup_class(target, depth + 1) if target and target != qualname else None
+
+    def class_kind(self, qualname: Optional[str], _seen: FrozenSet[str] = frozenset()) -> Optional[str]:
+        """"cell", "module" (MindTorch), None (known not to be a Cell), or "unknown" (a base could not be found)."""
+        if not qualname:
+            return "unknown"
+        if qualname in self._kinds:
+            return self._kinds[qualname]
+        kind = framework.class_kind(qualname)
+        if kind is None and qualname not in _seen:
+            summary = self.lookup_class(qualname)
+            if summary is None:
+                kind = None if _is_known_non_cell(qualname) else "unknown"
+            else:
+                kind = self.kind_of_bases(summary.bases, _seen | {qualname})
+        self._kinds[qualname] = kind
+        return kind
+
+    def kind_of_bases(self, bases, seen: FrozenSet[str] = frozenset()) -> Optional[str]:
+        kinds = [self.class_kind(base, seen) for base in bases]
+        for wanted in ("module", "cell", "unknown"):
+            if wanted in kinds:
+                return wanted
+        return None
+
+
+def _is_known_non_cell(qualname: str) -> bool:
+    """Builtins, the standard library and well-known libraries are never nn.Cell subclasses."""
+    head = qualname.split(".", 1)[0]
+    return head in ("builtins", "abc", "typing", "enum", "collections", "dataclasses", "numpy", "torch", "object",
+                    "mindspore", "mindtorch", "typing_extensions")

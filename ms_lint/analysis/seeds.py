@@ -1,0 +1,344 @@
+"""What a script seeds and where it starts distributed training: the per-module facts of MSL053.
+
+Gathered by one sweep over the calls of a module (`ScriptSeeds.of(ctx)`) and turned into JSON-able facts by
+`facts()`: whether the module is an entry script that trains, its `init()` /
+`set_auto_parallel_context(parallel_mode=...)` calls with the fix inserting `set_seed` before them, the seeds,
+project calls and network constructions of each function in order, the project functions that seed directly and
+the project functions they call, and the project modules it imports (a module may seed at import time).
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+import weakref
+from typing import Dict, List, Optional, Set, Tuple
+
+from ms_lint.fixing import edits
+from ms_lint.analysis.graph import parent_of
+from ms_lint.analysis.imports import ImportMap, statements
+
+INIT = frozenset({"mindspore.communication.init", "mindspore.communication.management.init"})
+PARALLEL_MODES = ("data_parallel", "semi_auto_parallel", "auto_parallel", "hybrid_parallel")
+# Calls that seed what MindSpore initialises weights from (measured: `mindspore.set_seed` seeds numpy and random,
+# initializers draw from numpy's generator, `mindspore.dataset.config.set_seed` reseeds numpy too).
+SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed",
+                   "mindspore.dataset.config.set_seed", "mindspore.dataset.set_seed", "numpy.random.seed"})
+NOT_SEEDS = frozenset({"random.seed"})  # measured: Python's generator alone leaves weight init unseeded
+_OPTIMIZER_PACKAGES = ("mindspore.nn.optim", "mindspore.experimental.optim", "mindspore.mint.optim")
+_MINDSPORE_OPTIMIZERS = frozenset({
+    "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamOffload", "AdamW", "Lamb", "LARS", "RMSProp", "Adagrad",
+    "FTRL", "ProximalAdagrad", "LazyAdam", "AdaMax", "Adadelta", "ASGD", "Rprop", "Optimizer", "ThorGpu",
+})
+_TRAINING_CALLS = re.compile(r"optim|TrainOneStep|value_and_grad|GradOperation|^grad$")
+_NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|net|backbone)s?$", re.I)
+_ATTRIBUTE = "_msl_seeds"
+_MENTION_DEPTH = 3  # project imports followed from a module that may seed (see `_mentions_seed`)
+# per project index (they live as long as its Linter): module name -> is it a file of the project; module name ->
+# may it seed (for modules that were not linted)
+_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class ScriptSeeds:
+    @classmethod
+    def of(cls, ctx) -> "ScriptSeeds":
+        """The facts of the module of `ctx`, from one sweep over its calls (memoised on the tree)."""
+        found = getattr(ctx.tree, _ATTRIBUTE, None)
+        if found is None:
+            found = cls(ctx)
+            for call, function in ctx.graph.with_enclosing_def(ast.Call):
+                found.call(call, function)
+            setattr(ctx.tree, _ATTRIBUTE, found)
+        return found
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.graph = ctx.graph
+        self.module = ctx.source.module_name or "<module>"
+        self.functions: Dict[str, dict] = {}
+        self.scopes: Dict[str, List[list]] = {}
+        self.call_modules: Dict[str, str] = {}
+        self.distributed: List[dict] = []
+        self.module_seed = False
+        self.broadcast = False
+        self.training = os.path.basename(ctx.path).startswith("train")
+        self.imports: Set[str] = set()
+        # Only an `init()` resolving to mindspore.communication or a `set_auto_parallel_context` call makes a
+        # module distributed, and imports resolve within the module, so its text must spell one of them; the
+        # facts only such a module reports (training, the order of events, imports) are not gathered otherwise.
+        text = ctx.source.text
+        self.may_be_distributed = "communication" in text or "set_auto_parallel_context" in text
+        self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}})
+        self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
+        self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
+        self._heads: Dict[str, bool] = {}  # first name of a qualified name -> may it name a project module
+        if self.may_be_distributed:
+            for stmt in statements(ctx.tree.body):
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    self._note_import(stmt)
+
+    def facts(self) -> dict:
+        if not (self.distributed or self.functions or self.module_seed):
+            return {"module": self.module}  # seen: its functions do not seed
+        init_scope = self.distributed[0]["scope"] if self.distributed else None
+        for event in self.distributed:
+            if event["kind"] == "init":
+                init_scope = event["scope"]
+                break
+        if not self.distributed:
+            return {"module": self.module, "functions": self.functions, "module_seed": self.module_seed}
+        for scope, events in self.scopes.items():
+            kept = []  # networks built: only their order in the function that calls init() matters
+            for row, kind, target in events:
+                if kind != "maybe_build":
+                    kept.append([row, kind, target])
+                elif scope == init_scope and self._builds_network(target):
+                    kept.append([row, "build", None])
+            self.scopes[scope] = kept
+        return {
+            "module": self.module, "entry": self._is_entry(), "training": self.training,
+            "broadcast": self.broadcast, "distributed": self.distributed, "module_seed": self.module_seed,
+            "functions": self.functions, "scopes": self.scopes, "init_scope": init_scope,
+            "imports": sorted(self.imports), "call_modules": self.call_modules,
+            "seed_mentions": sorted(m for m in {*self.imports, *self.call_modules.values()} if self._mentions_seed(m)),
+        }
+
+    def _mentions_seed(self, module: str) -> bool:
+        """Could a project module seed (for modules this run did not lint, like the other files under flake8)?
+        Its text, or the text of a project module it imports directly or through at most two more project
+        modules, mentions "seed". Searched breadth first from each module asked about: a result cached for a
+        module met on the way would depend on the order the modules are asked about (an import cycle, the depth
+        at which a module is first met)."""
+        mentions = self._cache["mentions"]
+        if module not in mentions:
+            mentions[module] = self._seed_within(module, _MENTION_DEPTH)
+        return mentions[module]
+
+    def _seed_within(self, module: str, depth: int) -> bool:
+        index = self.graph.index
+        seen, level = {module}, [module]
+        for distance in range(depth + 1):
+            following = []
+            for name in level:
+                if index.find(name) is None:
+                    continue
+                if index.spells(name, ("seed",)):
+                    return True
+                summary = index.module(name) if distance < depth else None
+                for target in summary.imports.names.values() if summary else ():
+                    imported = self._project_module_of(target)
+                    if imported and imported not in seen:
+                        seen.add(imported)
+                        following.append(imported)
+            level = following
+        return False
+
+    def _project_module_of(self, qualname: str) -> Optional[str]:
+        parts = qualname.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            if self._is_project_module(module):
+                return module
+        return None
+
+    def _is_entry(self) -> bool:
+        tree = self.ctx.tree
+        if any(isinstance(s, ast.If) and _is_main_guard(s.test) for s in tree.body):
+            return True
+        path = self.ctx.path
+        return os.path.basename(path).startswith("train") and \
+            not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(path)), "__init__.py"))
+
+    def call(self, node: ast.Call, function: Optional[ast.AST]) -> None:
+        """Record a call of the module; `function` is the innermost def around it (its own def for a call in a
+        decorator or a default)."""
+        if function is None:
+            qualname, scope, imports = None, "<module>", self.graph.imports
+        else:
+            qualname, scope, imports = self._function(function)
+        func = node.func
+        if not self.may_be_distributed and "seed" not in _attr_name(func).lower() \
+                and not self._may_name_project(func, imports):
+            return  # outside distributed modules only seeds and project calls are facts (`_kind`): neither
+        self._call(node, scope, qualname, imports.qualname(func))
+
+    def _may_name_project(self, func: ast.expr, imports: ImportMap) -> bool:
+        """Can `imports.qualname(func)` name something in this module or another project module? Its first name
+        must then be this module's or name an entry of an import root (`ProjectIndex.find`): `ops.matmul(...)`,
+        `np.sum(...)`, `self.f(...)`, `len(...)` cannot."""
+        while func.__class__ is ast.Attribute:
+            func = func.value
+        if func.__class__ is not ast.Name:
+            return False
+        target = imports.resolve(func.id)
+        if target is None:
+            return False
+        head = target.partition(".")[0]
+        found = self._heads.get(head)
+        if found is None:
+            found = self._heads[head] = head == self.module.partition(".")[0] or self.graph.index.may_hold(head)
+        return found
+
+    def _function(self, function) -> Tuple[str, str, ImportMap]:
+        """(qualified name, scope name, import map) of a function: `model.Net.build`, `model.main.<locals>.f`."""
+        found = self._functions.get(function)
+        if found is None:
+            names, outer = [function.name], None
+            ancestor = parent_of(function)
+            while ancestor is not None and not isinstance(ancestor, ast.Module):
+                if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    outer = outer or ancestor
+                    names.append(f"{ancestor.name}.<locals>")
+                elif isinstance(ancestor, ast.ClassDef):
+                    names.append(ancestor.name)
+                ancestor = parent_of(ancestor)
+            qualname = ".".join([self.module, *reversed(names)])
+            imports = self._function(outer)[2] if outer is not None else self.graph.imports
+            if self.graph.spells_import(function) and any(
+                    isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements(function.body)):
+                imports = ImportMap.of_block(function.body, imports.module, imports.is_package, imports,
+                                             define_locals=False)
+            found = self._functions[function] = (qualname, f"{qualname}#{function.lineno}", imports)
+        return found
+
+    def _note_import(self, stmt) -> None:
+        if isinstance(stmt, ast.Import):
+            names = [alias.name for alias in stmt.names]
+        else:
+            base = self.graph.imports.absolute(stmt.module, stmt.level)
+            if base is None:
+                return
+            names = [base] + [f"{base}.{alias.name}" for alias in stmt.names]
+        for name in names:
+            if self.graph.index.find(name) is not None and name != self.module:
+                self.imports.add(name)
+
+    def _call(self, node: ast.Call, scope: str, function: Optional[str], qualname: Optional[str]) -> None:
+        last = (qualname or _attr_name(node.func)).rpartition(".")[2]
+        if self.may_be_distributed:
+            self._note_distributed_facts(node, scope, qualname, last)
+        kind, target = self._kind(node, qualname, last)
+        if kind is None:
+            return
+        if kind == "seed" and scope == "<module>":
+            self.module_seed = True
+        if self.may_be_distributed:
+            self.scopes.setdefault(scope, []).append([node.lineno, kind, target])
+        if function is not None and kind in ("seed", "call"):
+            entry = self.functions.setdefault(function, {"seeds": False, "calls": []})
+            if kind == "seed":
+                entry["seeds"] = True
+            elif target not in entry["calls"]:
+                entry["calls"].append(target)
+
+    def _note_distributed_facts(self, node: ast.Call, scope: str, qualname: Optional[str], last: str) -> None:
+        """Distributed training started, parameters broadcast, and whether the module trains."""
+        if qualname in INIT:
+            self._distributed(node, scope, "init")
+        elif last == "set_auto_parallel_context":
+            for keyword in node.keywords:
+                if keyword.arg == "parameter_broadcast" and isinstance(keyword.value, ast.Constant) \
+                        and keyword.value.value is True:
+                    self.broadcast = True
+                elif keyword.arg == "parallel_mode" and _parallel_mode(keyword.value):
+                    self._distributed(node, scope, "parallel")
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "train":
+            self.training = True
+        if _TRAINING_CALLS.search(last) or last.endswith("Optimizer") or self._is_optimizer(qualname):
+            self.training = True
+
+    def _kind(self, node: ast.Call, qualname: Optional[str], last: str):
+        """("seed", None), ("call", project function), ("maybe_build", name) or (None, None)."""
+        if qualname in NOT_SEEDS:
+            return None, None
+        if qualname in SEEDS:
+            return "seed", None
+        if last[:1].isupper() or _builds_by_name(last):
+            return "maybe_build", qualname or last
+        project = self._project_function(qualname)
+        if project is not None:
+            return "call", project
+        if "seed" in last.lower() and not (qualname or "").startswith(("mindspore.", "numpy.", "random.")):
+            return "seed", None  # another library's seeding helper (mindcv.utils.set_seed, seed_everything)
+        return None, None
+
+    def _builds_network(self, name: str) -> bool:
+        """A Cell class instantiated, or a `create_model()`-like call."""
+        last = name.rpartition(".")[2]
+        return _builds_by_name(last) or (last[:1].isupper() and self.graph.is_cell_class(name))
+
+    def _project_function(self, qualname: Optional[str]) -> Optional[str]:
+        """The qualified name of a function defined in a module of the linted project, else None."""
+        if not qualname or "." not in qualname:
+            return None
+        if qualname not in self._projects:
+            self._projects[qualname] = self._project_module_defining(qualname)
+        module = self._projects[qualname]
+        if module is None:
+            return None
+        self.call_modules[qualname] = module
+        return qualname
+
+    def _project_module_defining(self, qualname: str) -> Optional[str]:
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module == self.module or self._is_project_module(module):
+                return module
+        return None
+
+    def _is_project_module(self, module: str) -> bool:
+        known = self._cache["modules"]
+        if module not in known:
+            known[module] = self.graph.index.find(module) is not None
+        return known[module]
+
+    def _is_optimizer(self, qualname: Optional[str]) -> bool:
+        if not qualname:
+            return False
+        package, _, last = qualname.rpartition(".")
+        return package.startswith(_OPTIMIZER_PACKAGES) or (
+            package == "mindspore.nn" and last in _MINDSPORE_OPTIMIZERS)
+
+    def _distributed(self, node: ast.Call, scope: str, kind: str) -> None:
+        text = self.ctx.text(node)
+        text = " ".join(text.split())
+        if len(text) > 50:
+            text = f"{self.ctx.text(node.func)}(...)"
+        statement = parent_of(node)
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = parent_of(statement)
+        self.distributed.append({"kind": kind, "scope": scope, "text": text,
+                                 "span": [*self.ctx.start(node), *self.ctx.end(node)],
+                                 "fix": self._fix(statement or node)})
+
+    def _fix(self, statement: ast.stmt):
+        row, column = self.ctx.start(statement)
+        indentation = self.ctx.indentation(statement)
+        if column != len(indentation):
+            return None  # `if distributed: init()` on one line: no place for a statement before it
+        spelling, imports = edits.reference(self.graph, "mindspore.set_seed")
+        return [row, column, f"{spelling}(1)\n{indentation}", [[i.module, i.name] for i in imports]]
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" and \
+        len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant) and \
+        test.comparators[0].value == "__main__"
+
+
+def _parallel_mode(value: ast.expr) -> bool:
+    text = value.value if isinstance(value, ast.Constant) else getattr(value, "attr", None)
+    return isinstance(text, str) and text.lower() in PARALLEL_MODES
+
+
+def _attr_name(expr: ast.expr) -> str:
+    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _builds_by_name(name: str) -> bool:
+    """`create_model`, `build_network`... (asked for the last name of every call)."""
+    return bool(_NETWORK_BUILDER.match(name))
+

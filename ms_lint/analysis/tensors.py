@@ -1,0 +1,445 @@
+"""Which expressions of a compiled function hold tensor data (as opposed to shapes, dtypes, Python numbers).
+
+Rules use this to tell `np.sum(x)` (NumPy on a tensor: a graph pitfall) from `np.prod(x.shape)` (NumPy on a
+Python tuple: folded at compile time). It is a cheap, position-ordered reaching-definitions approximation:
+a name holds what its last assignment before the use assigned (branches and loop back-edges are not followed).
+
+Function parameters hold tensors unless they are clearly Python scalars: a literal default, a scalar annotation,
+or every use is in a shape position (`Tensor(np.zeros((B, H, W)))`, `range(n)`, slice bounds, arithmetic feeding
+those).
+"""
+from __future__ import annotations
+
+import ast
+import bisect
+from typing import Dict, List, Optional, Tuple
+
+from ms_lint.analysis import framework
+from ms_lint.analysis.graph import GraphScope, enclosing_function, parent_of
+
+# Attributes and methods of a tensor that are Python metadata, not tensor data.
+METADATA_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "itemsize", "nbytes", "size", "strides", "device"})
+METADATA_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "size", "is_contiguous", "is_floating_point",
+                              "has_init", "is_complex", "element_size", "get_shape", "dtype"})
+# Methods that copy tensor data to the host.
+HOST_CONVERSIONS = frozenset({"asnumpy", "numpy", "tolist", "item"})
+# NumPy callables returning scalars or dtypes rather than arrays.
+NUMPY_SCALAR_FUNCTIONS = frozenset({"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+                                    "bool_", "dtype", "finfo", "iinfo", "prod", "isscalar", "ndim", "shape", "size"})
+# Builtins whose result never holds tensor data.
+_NON_DATA_BUILTINS = frozenset({"len", "isinstance", "issubclass", "type", "range", "hasattr", "callable", "id",
+                                "str", "repr", "print", "getattr"})
+_SHAPE_FUNCTIONS = frozenset({"zeros", "ones", "empty", "full", "reshape", "view", "broadcast_to", "tile", "arange",
+                              "linspace", "rand", "randn", "randint", "normal", "uniform", "standard_normal",
+                              "eye", "expand", "repeat", "permute", "transpose", "fill", "Tensor", "tensor", "range",
+                              "int", "float", "bool", "zeros_like", "ones_like", "pad", "interpolate", "resize"})
+_SHAPE_KEYWORDS = frozenset({"shape", "size", "newshape", "axis", "axes", "dim", "dims", "sizes", "num", "stop",
+                             "start", "step", "output_size", "scale_factor", "keepdims", "keep_dims"})
+_SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "tuple", "list"})
+_MAX_DEPTH = 60  # deeper expressions are given up on (reported as not derived) instead of recursing further
+
+Position = Tuple[int, int]
+
+
+class TensorValues:
+    def __init__(self, graph: GraphScope, function):
+        self.graph = graph
+        self.function = function
+        self._definitions: Dict[str, List[Tuple[Position, ast.AST, ast.AST]]] = {}
+        self._memo: Dict[int, bool] = {}
+        self._local: Optional["TensorValues"] = None  # the same analysis with arguments taken for numbers
+        self._collect_definitions()
+        self.parameters = self._parameters()
+
+    # ----- public queries -------------------------------------------------------------------------------------
+    def derives(self, expr: ast.AST, depth: int = 0) -> bool:
+        """True if `expr` evaluates to a tensor, or to host data computed from one (`x.asnumpy()`, `x.item()`)."""
+        if depth > _MAX_DEPTH:
+            return False
+        key = id(expr)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = False  # cycle guard (`x = x + 1` in a loop)
+        result = self._derives(expr, depth + 1)
+        self._memo[key] = result
+        return result
+
+    def derives_locally(self, expr: ast.AST) -> bool:
+        """`derives`, but taking unannotated arguments for tensors only in entry points (`construct`, `forward`,
+        `bprop`, `@jit` functions), whose arguments are the network's inputs. A helper's arguments are whatever
+        its callers pass, often Python ints from attributes (`self.split(x, self.width)`), so there only tensor
+        data the helper computes itself (ops, tensor methods, Parameters, `Tensor`-annotated arguments) counts."""
+        if self._is_entry_point():
+            return self.derives(expr)
+        if self._local is None:
+            self._local = TensorValues(self.graph, self.function)
+            self._local.parameters = {name: kind if self._annotated_tensor(name) else "scalar"
+                                      for name, kind in self.parameters.items()}
+        return self._local.derives(expr)
+
+    def _is_entry_point(self) -> bool:
+        name = getattr(self.function, "name", None)
+        return any(name == (entry.name.rpartition(".")[2] if entry.kind == "jit" else entry.kind)
+                   for entry in self.graph.compiled.get(self.function, ()))
+
+    def _annotated_tensor(self, name: str) -> bool:
+        arguments = self.function.args
+        return any(arg.arg == name and arg.annotation is not None
+                   and self.graph.qualname(arg.annotation) in framework.TENSOR_CLASSES
+                   for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
+
+    def is_scalar_parameter(self, name: str) -> bool:
+        return self.parameters.get(name) == "scalar"
+
+    def definition(self, name: ast.Name) -> Optional[ast.AST]:
+        """What the binding that reaches `name` assigned: the value expression of `m = x > 0` for a later `x[m]`,
+        the `For`/`comprehension` node for a loop target, the statement for an import or def. None for
+        parameters and names this function never binds (same approximation as `derives`)."""
+        found = self._reaching_definition(name)
+        if found is None:
+            return None
+        statement, value = found
+        return value if value is not None else statement
+
+    def on_host(self, expr: ast.AST, depth: int = 0) -> bool:
+        """True if `expr` is host data (a NumPy array or Python value), e.g. `x.asnumpy()`, `np.exp(y)`."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            if isinstance(func, ast.Attribute) and func.attr in HOST_CONVERSIONS and not self.is_self(func.value):
+                return True
+            qualname = self.graph.qualname(func)
+            return framework.is_host_numeric(qualname) or qualname in ("builtins.int", "builtins.float",
+                                                                       "builtins.bool", "builtins.list")
+        if isinstance(expr, ast.Name):
+            definition = self._reaching_definition(expr)
+            value = definition[1] if definition else None
+            return isinstance(value, ast.expr) and self.on_host(value, depth + 1)
+        if isinstance(expr, ast.Subscript) and self._literal_element(expr) is not None:
+            return self.on_host(self._literal_element(expr), depth + 1)
+        if isinstance(expr, (ast.Subscript, ast.Attribute)):
+            return self.on_host(expr.value, depth + 1)
+        if isinstance(expr, ast.BinOp):  # host data with host data or a literal (`t.item() - 1`)
+            operands = [o for o in (expr.left, expr.right) if not isinstance(o, ast.Constant)]
+            return bool(operands) and all(self.on_host(o, depth + 1) for o in operands)
+        if isinstance(expr, ast.UnaryOp):
+            return self.on_host(expr.operand, depth + 1)
+        return False
+
+    def is_graph_tensor(self, expr: ast.AST) -> bool:
+        """A tensor in the graph (not converted to host data)."""
+        return self.derives(expr) and not self.on_host(expr)
+
+    def is_ndarray(self, expr: ast.AST, depth: int = 0) -> bool:
+        """A NumPy array: the result of a NumPy call (not a NumPy scalar type) or of `.asnumpy()`."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            if isinstance(func, ast.Attribute) and func.attr in ("asnumpy", "numpy") and self.derives(func.value):
+                return True
+            qualname = self.graph.qualname(func) or ""
+            if not qualname.startswith("numpy.") or qualname.rpartition(".")[2] in NUMPY_SCALAR_FUNCTIONS:
+                return False
+            # an array constructor, or NumPy applied to arrays or tensor data (not scalar math such as np.sqrt(4))
+            return qualname.rpartition(".")[2] in framework.NUMPY_ARRAY_CONSTRUCTORS or any(
+                self.is_ndarray(a, depth + 1) or self.derives(a) for a in expr.args)
+        if isinstance(expr, ast.Name):
+            definition = self._reaching_definition(expr)
+            value = definition[1] if definition else None
+            return isinstance(value, ast.expr) and self.is_ndarray(value, depth + 1)
+        if isinstance(expr, ast.BinOp):
+            return self.is_ndarray(expr.left, depth + 1) or self.is_ndarray(expr.right, depth + 1)
+        return False
+
+    # ----- implementation -------------------------------------------------------------------------------------
+    def _derives(self, expr: ast.AST, depth: int) -> bool:
+        derives = self.derives
+        if isinstance(expr, ast.Name):
+            return self._name_derives(expr, depth)
+        if isinstance(expr, ast.Constant):
+            return False
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in METADATA_ATTRIBUTES:
+                return False
+            if self.is_self(expr.value):
+                return self._self_attribute_is_tensor(expr.attr)
+            return derives(expr.value, depth)
+        if isinstance(expr, ast.Subscript):
+            value = expr.value
+            if isinstance(value, ast.Attribute) and value.attr in METADATA_ATTRIBUTES:
+                return False
+            element = self._literal_element(expr)
+            return derives(element if element is not None else value, depth)
+        if isinstance(expr, ast.Call):
+            return self._call_derives(expr, depth)
+        if isinstance(expr, ast.BinOp):
+            return derives(expr.left, depth) or derives(expr.right, depth)
+        if isinstance(expr, ast.UnaryOp):
+            return derives(expr.operand, depth)
+        if isinstance(expr, ast.BoolOp):
+            return any(derives(value, depth) for value in expr.values)
+        if isinstance(expr, ast.Compare):
+            return derives(expr.left, depth) or any(derives(c, depth) for c in expr.comparators)
+        if isinstance(expr, ast.IfExp):
+            return derives(expr.body, depth) or derives(expr.orelse, depth)
+        if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            return any(derives(element, depth) for element in expr.elts)
+        if isinstance(expr, ast.Starred):
+            return derives(expr.value, depth)
+        if isinstance(expr, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return derives(expr.elt, depth)
+        if isinstance(expr, ast.NamedExpr):
+            return derives(expr.value, depth)
+        return False
+
+    def _call_derives(self, call: ast.Call, depth: int) -> bool:
+        func = call.func
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(func, ast.Attribute):
+            if self.is_self(func.value):
+                if self._holds_metadata_primitive(func.attr):
+                    return False
+                # self.cell(x) runs a Cell; self.method(x) is assumed to compute on its tensor arguments
+                return self._self_attribute_is_tensor(func.attr, callable_=True) or any(
+                    self.derives(a, depth) for a in arguments)
+            if func.attr in METADATA_METHODS:
+                return False
+            if self.derives(func.value, depth):
+                return True  # x.sum(), x.asnumpy(), x.item()
+        qualname = self.graph.qualname(func)
+        if framework.returns_metadata(qualname) or (
+                isinstance(func, ast.Call) and framework.returns_metadata(self.graph.qualname(func.func))):
+            return False  # ops.shape(x), P.Shape()(x): a tuple of Python ints
+        if qualname:
+            if qualname.startswith("builtins."):
+                return qualname[len("builtins."):] not in _NON_DATA_BUILTINS and any(
+                    self.derives(a, depth) for a in arguments)
+            if framework.returns_tensor(qualname):
+                return True
+            if isinstance(func, ast.Call) and framework.returns_tensor(self.graph.qualname(func.func)):
+                return True
+        elif isinstance(func, ast.Call) and framework.returns_tensor(self.graph.qualname(func.func)):
+            return True  # P.ReduceSum()(x)
+        return any(self.derives(a, depth) for a in arguments)
+
+    def _literal_element(self, subscript: ast.Subscript) -> Optional[ast.expr]:
+        """`b` for `[a, b, c][1]`, or for `sizes[1]` after `sizes = [a, b, c]`: a constant index into a literal."""
+        index, value = subscript.slice, subscript.value
+        if not (isinstance(index, ast.Constant) and type(index.value) is int):
+            return None
+        if isinstance(value, ast.Name):
+            value = self.definition(value)
+        if isinstance(value, (ast.List, ast.Tuple)) and -len(value.elts) <= index.value < len(value.elts) \
+                and not any(isinstance(e, ast.Starred) for e in value.elts):
+            return value.elts[index.value]
+        return None
+
+    def _name_derives(self, name: ast.Name, depth: int) -> bool:
+        definition = self._reaching_definition(name)
+        if definition is None:
+            return self.parameters.get(name.id) == "tensor"
+        target, value = definition
+        if value is None:
+            return False
+        if isinstance(value, ast.For) or isinstance(value, ast.comprehension):
+            return self.derives(value.iter, depth)
+        if isinstance(value, ast.AugAssign):
+            return self.derives(value.value, depth) or self._previous_derives(value, name.id, depth)
+        return self.derives(value, depth)
+
+    def _previous_derives(self, stmt: ast.AugAssign, name: str, depth: int) -> bool:
+        probe = ast.Name(id=name, ctx=ast.Load(), lineno=stmt.lineno, col_offset=stmt.col_offset)
+        return self._name_derives(probe, depth)
+
+    def _reaching_definition(self, name: ast.Name) -> Optional[Tuple[ast.AST, Optional[ast.AST]]]:
+        definitions = self._definitions.get(name.id)
+        if not definitions:
+            return None
+        position = (name.lineno, name.col_offset)
+        index = bisect.bisect_right([d[0] for d in definitions], position) - 1
+        if index < 0:
+            return None
+        return definitions[index][1], definitions[index][2]
+
+    def _collect_definitions(self) -> None:
+        for node in self.graph.nodes_of(self.function).bindings:
+            assigned = assignments_of(node)
+            for target, statement, value in assigned:
+                self._define(target, statement, value)
+            if not assigned and isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+                for bound in _bound_names(node):
+                    self._definitions.setdefault(bound, []).append(((node.lineno, node.col_offset), node, None))
+        for definitions in self._definitions.values():
+            definitions.sort(key=lambda d: d[0])
+
+    def _define(self, target: ast.AST, statement: ast.AST, value) -> None:
+        position = (statement.end_lineno, statement.end_col_offset)
+        for node in target_names(target):
+            self._definitions.setdefault(node.id, []).append((position, statement, value))
+
+    def _parameters(self) -> Dict[str, str]:
+        """parameter name -> "tensor" | "scalar" (self/cls excluded)."""
+        arguments = self.function.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults = dict(zip([a.arg for a in positional][len(positional) - len(arguments.defaults):],
+                            arguments.defaults))
+        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+        owner = self.graph.owner_class(self.function)
+        skip = positional[0].arg if owner is not None and positional and not _is_static(self.function) else None
+        kinds: Dict[str, str] = {}
+        passed = self._passed_from_call_sites([a.arg for a in positional if a.arg != skip], skip is not None)
+        for arg in (*positional, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
+            if arg is None or arg.arg == skip:
+                continue
+            default = defaults.get(arg.arg)
+            annotation = arg.annotation
+            if arg.arg in passed:
+                kinds[arg.arg] = passed[arg.arg]
+            elif isinstance(default, ast.Constant) and default.value is not None:
+                kinds[arg.arg] = "scalar"
+            elif isinstance(annotation, ast.Name) and annotation.id in _SCALAR_ANNOTATIONS:
+                kinds[arg.arg] = "scalar"
+            elif annotation is not None and self.graph.qualname(annotation) in framework.TENSOR_CLASSES:
+                kinds[arg.arg] = "tensor"  # `n: Tensor` is a tensor even when only used as a shape or bound
+            else:
+                kinds[arg.arg] = "scalar" if self._only_shape_uses(arg.arg) else "tensor"
+        return kinds
+
+    def _passed_from_call_sites(self, positional, bound: bool) -> Dict[str, str]:
+        """What graph-code callers pass: a helper's parameter holds tensor data only if some call does, e.g.
+        `self._mask(26)` or `self._bbox(self.pool_shape)` make `sz` / `pool_shape` Python values. Empty for entry
+        points (their arguments are the network's inputs) and when a call site cannot be mapped or analysed."""
+        sites = self.graph.call_sites.get(self.function)
+        if not sites or self._is_entry_point():
+            return {}
+        kinds: Dict[str, str] = {}
+        for call in sites:
+            caller = self.graph._tensor_values.get(enclosing_function(call), False)
+            if caller is None or any(isinstance(a, ast.Starred) for a in call.args) or any(
+                    k.arg is None for k in call.keywords):
+                return {}  # a recursive helper, or *args/**kwargs: fall back to the usage heuristics
+            values = self.graph.tensors(call)
+            explicit_self = bound and isinstance(call.func, ast.Attribute) and not _is_bound_call(call.func)
+            arguments = call.args[1:] if explicit_self else call.args
+            mapped = list(zip(positional, arguments)) + [(k.arg, k.value) for k in call.keywords]
+            for name, value in mapped:
+                if values.derives(value):
+                    kinds[name] = "tensor"
+                else:
+                    kinds.setdefault(name, "scalar")
+        return kinds
+
+    def _only_shape_uses(self, name: str) -> bool:
+        uses = self.graph.nodes_of(self.function).loads.get(name, ())
+        return bool(uses) and all(_in_shape_position(node) for node in uses)
+
+    def is_self(self, expr: ast.AST) -> bool:
+        if not isinstance(expr, ast.Name) or self.graph.owner_class(self.method()) is None:
+            return False
+        arguments = self.method().args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        return bool(positional) and positional[0].arg == expr.id
+
+    def method(self):
+        """The method `self` refers to: this function, or the method a nested function/lambda sits in."""
+        function = self.function
+        while function is not None and self.graph.owner_class(function) is None:
+            function = enclosing_function(function)
+        return function if function is not None else self.function
+
+    def _self_attribute_is_tensor(self, attribute: str, callable_: bool = False) -> bool:
+        owner = self.graph.owner_class(self.method())
+        if owner is None:
+            return False
+        for summary in self.graph.mro(owner):
+            if attribute in summary.parameters:
+                return True
+            if attribute in summary.methods:
+                return False
+        # self.<cell>(x) returns a tensor; a plain attribute holds config (ints, flags) unless proven otherwise.
+        return callable_
+
+    def _holds_metadata_primitive(self, attribute: str) -> bool:
+        """`self.<attribute> = P.Shape()` (or `ops.Rank()`...) in the class or a base: calling it gives Python ints."""
+        owner = self.graph.owner_class(self.method())
+        return owner is not None and any(attribute in s.metadata_attributes for s in self.graph.mro(owner))
+
+
+def _in_shape_position(node: ast.AST) -> bool:
+    """Is this use a Python-number use: a shape element, a range bound, a slice bound, arithmetic feeding one?"""
+    parent = parent_of(node)
+    while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+        node, parent = parent, parent_of(parent)
+    if isinstance(parent, (ast.Slice, ast.Compare, ast.JoinedStr, ast.FormattedValue)):
+        return True
+    if isinstance(parent, ast.Subscript):
+        return parent.slice is node
+    if isinstance(parent, ast.keyword):
+        return parent.arg in _SHAPE_KEYWORDS
+    if isinstance(parent, (ast.Tuple, ast.List)):
+        holder = parent_of(parent)
+        if isinstance(holder, ast.keyword):
+            return holder.arg in _SHAPE_KEYWORDS
+        return isinstance(holder, ast.Call) and _call_name(holder) in _SHAPE_FUNCTIONS
+    if isinstance(parent, ast.Call) and node is not parent.func:
+        return _call_name(parent) in _SHAPE_FUNCTIONS and _call_name(parent) in ("range", "int", "float", "bool",
+                                                                                   "reshape", "view", "zeros",
+                                                                                   "ones", "empty", "full", "arange")
+    return False
+
+
+def assignments_of(binding: ast.AST) -> List[Tuple[ast.AST, ast.AST, ast.AST]]:
+    """(target, statement, value) for what a binding assigns, as `definition` reports it: the value expression of
+    an assignment, a walrus or a `with ... as`; the statement itself for an augmented assignment; the loop (`For`,
+    `comprehension`) for a loop target. The statement's end is where the definition starts to reach. Empty for
+    imports, defs and other bindings."""
+    if isinstance(binding, ast.Assign):
+        return [(target, binding, binding.value) for target in binding.targets]
+    if isinstance(binding, (ast.AnnAssign, ast.AugAssign)) and getattr(binding, "value", None) is not None:
+        return [(binding.target, binding, binding if isinstance(binding, ast.AugAssign) else binding.value)]
+    if isinstance(binding, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return [(binding.target, binding.target, binding)]
+    if isinstance(binding, ast.NamedExpr):
+        return [(binding.target, binding, binding.value)]
+    if isinstance(binding, ast.withitem) and binding.optional_vars is not None:
+        return [(binding.optional_vars, binding.optional_vars, binding.context_expr)]
+    return []
+
+
+def target_names(target: ast.AST):
+    """The names an assignment target writes: `a` and `b` in `a, b = ...`, `a` in `a[i] = ...` and `a.x = ...`;
+    never the names used in an index (`i`), which are only read."""
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            yield node
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend(node.elts)
+        elif isinstance(node, (ast.Starred, ast.Subscript, ast.Attribute)):
+            stack.append(node.value)
+
+
+def _is_bound_call(func: ast.Attribute) -> bool:
+    """`self.m(...)` / `super().m(...)` pass self implicitly; `Base.m(self, ...)` passes it explicitly."""
+    value = func.value
+    if isinstance(value, ast.Call):
+        return True  # super().m(...)
+    return isinstance(value, ast.Name) and not value.id[:1].isupper()
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _is_static(function) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(function, "decorator_list", ()))
+
+
+def _bound_names(node: ast.AST):
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).partition(".")[0] for a in node.names]
+    return [node.name]

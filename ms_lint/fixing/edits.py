@@ -1,0 +1,51 @@
+"""Helpers rules use to build fixes in the file's own style."""
+from __future__ import annotations
+
+import ast
+from decimal import Decimal, InvalidOperation
+from typing import Optional, Tuple
+
+from ms_lint.analysis.graph import GraphScope
+from ms_lint.rule import Edit, Import
+
+
+def reference(graph: GraphScope, qualname: str) -> Tuple[str, Tuple[Import, ...]]:
+    """How to spell `qualname` (e.g. "mindspore.ops") in this module, and the import needed if it is not bound.
+
+    Reuses an existing alias (`ops`, `P`...), or an imported parent (`ms.ops`); else asks for
+    `from mindspore import ops`.
+    """
+    names = graph.imports.names
+    for alias, target in names.items():
+        if target == qualname:
+            return alias, ()
+    parent, _, last = qualname.rpartition(".")
+    while parent:
+        for alias, target in names.items():
+            if target == parent:
+                return f"{alias}.{qualname[len(parent) + 1:]}", ()
+        parent = parent.rpartition(".")[0]
+    if last in names or last in graph.summary.functions or last in graph.summary.classes:
+        return qualname, (Import(qualname.partition(".")[0]),)
+    module = qualname.rpartition(".")[0]
+    return last, (Import(module, last),)
+
+
+def append_argument(ctx, call: ast.Call, argument: str) -> Optional[Edit]:
+    """An edit adding `argument` (`pad_mode="pad"`) after the last argument of `call`; None for a call without
+    arguments. Multi-line calls and trailing commas keep their layout: the text goes right after the last value."""
+    last = max([*call.args, *call.keywords], key=lambda node: (node.end_lineno, node.end_col_offset), default=None)
+    if last is None:
+        return None
+    row, column = ctx.end(last)
+    return ctx.insert(row, column, f", {argument}")
+
+
+def complement(literal: str) -> Optional[str]:
+    """`1 - x` for the source text of a number literal, as a person writes it: "0.9" -> "0.1" (float arithmetic
+    would give 0.09999999999999998), "0.97" -> "0.03", "1" -> "0.0". None if the text is not a number."""
+    try:
+        value = Decimal(literal.replace("_", ""))
+    except InvalidOperation:
+        return None
+    return repr(float(Decimal(1) - value))

@@ -1,0 +1,210 @@
+"""Fixing files: passes of fixes to a fixed point, each verified, then an atomic write that loses nothing.
+
+A pass applies every non-overlapping fix (`fixer.apply_fixes`). Its result must parse, leave no name undefined and
+not raise a finding the original did not have; otherwise the fix that spoils it is found and rejected (reported,
+never written) and the others apply. Passes repeat until no fix applies, up to `MAX_PASSES`.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import codecs
+import functools
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional, Sequence, Tuple
+
+from ms_lint.engine import FileResult, Linter
+from ms_lint.fixing.apply import apply_fixes
+from ms_lint.rule import Diagnostic
+from ms_lint.source import SourceFile
+
+MAX_PASSES = 10
+
+
+@dataclass
+class FileFix:
+    source: SourceFile
+    text: str  # the fixed text
+    applied: List[Diagnostic] = field(default_factory=list)
+    rejected: List[Tuple[Diagnostic, str]] = field(default_factory=list)
+    remaining: List[Diagnostic] = field(default_factory=list)  # findings of the fixed text
+    converged: bool = True
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.source.text
+
+
+def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str],
+               project: Sequence[FileResult] = (),
+               withhold: Optional[Callable[[Diagnostic, str], bool]] = None) -> FileFix:
+    """`project`: the other modules' results, whose facts project rules judge this file with (without them, the
+    file is judged alone, as flake8 does). `withhold(diagnostic, text)`: true for a fix not to apply to `text`
+    (validation found it harmful)."""
+    text = source.text
+    result = FileFix(source, text)
+    lint = functools.partial(_lint, project=[r for r in project if r.path != source.path])
+    diagnostics = lint(linter, source, text)
+    rejected_keys = set()
+    for _ in range(MAX_PASSES):
+        candidates = [d for d in diagnostics if d.fix is not None and d.fix.applicability in applicabilities
+                      and _key(d) not in rejected_keys and not (withhold and withhold(d, text))]
+        if not candidates:
+            break
+        text, diagnostics, applied = _verified_pass(lint, linter, source, text, diagnostics, candidates, result,
+                                                    rejected_keys, applicabilities)
+        if not applied:
+            break
+        result.applied.extend(applied)
+    else:
+        result.converged = False
+    result.text = text
+    result.remaining = diagnostics
+    return result
+
+
+def _verified_pass(lint, linter, source, text, diagnostics, candidates, result, rejected_keys, applicabilities):
+    """Apply the pass's fixes together if the result checks out; else find the fix that spoils it (one left out at a
+    time: fixes that only work together, an import renamed with its uses, stay together), else keep what checks out
+    alone. Returns (text, its findings, the fixes applied)."""
+    check = functools.partial(_check, lint, linter, source, text, diagnostics)
+
+    def attempt(fixes):
+        applied = apply_fixes(text, fixes, applicabilities)
+        return (*check(applied.text, applied.applied), applied)
+
+    problem, after, together = attempt(candidates)
+    if problem is None:
+        return together.text, after, together.applied
+    chosen = together.applied
+    for culprit in chosen if len(chosen) > 1 else ():
+        rest = [d for d in chosen if d is not culprit]
+        problem_without, after, applied = attempt(rest)
+        if problem_without is None:
+            result.rejected.append((culprit, check(apply_fixes(text, [culprit], applicabilities).text,
+                                                   [culprit])[0] or problem))
+            rejected_keys.add(_key(culprit))
+            return applied.text, after, applied.applied
+    good = []
+    for diagnostic in chosen:
+        alone, _, _ = attempt([diagnostic])
+        if alone is None:
+            good.append(diagnostic)
+        else:
+            result.rejected.append((diagnostic, alone))
+            rejected_keys.add(_key(diagnostic))
+    for fixes in (good, good[:1]):  # the good ones together, else the first alone (the rest next pass)
+        if fixes:
+            problem, after, applied = attempt(fixes)
+            if problem is None:
+                return applied.text, after, applied.applied
+    return text, diagnostics, []
+
+
+def _check(lint, linter, source, before_text, before, after_text, applied):
+    """None if `after_text` parses, leaves no name undefined and raises no finding `before_text` lacked (a rule's
+    finding that a fix turns into another of the same rule, its count not growing, is not new); else the reason."""
+    try:
+        after_tree = ast.parse(after_text)
+    except (SyntaxError, ValueError) as error:
+        return f"the fixed code does not parse ({getattr(error, 'msg', error)})", []
+    undefined = _undefined_names(after_tree) - _undefined_in(before_text)
+    if undefined:
+        return f"the fix leaves {', '.join(f'`{n}`' for n in sorted(undefined))} undefined", []
+    after = lint(linter, source, after_text)
+    expected = Counter(_key(d) for d in before) - Counter(_key(d) for d in applied)
+    new = Counter(_key(d) for d in after) - expected
+    codes_before, codes_after = Counter(d.code for d in before), Counter(d.code for d in after)
+    new = [k for k in new if codes_after[k[0]] > codes_before[k[0]]]
+    if new:
+        code, message = new[0]
+        return f"the fix introduces {code}: {message}", after
+    return None, after
+
+
+@functools.lru_cache(maxsize=8)
+def _undefined_in(text: str) -> frozenset:
+    """`_undefined_names` of a text every attempt of a pass is compared with: parsed and walked once."""
+    return frozenset(_undefined_names(ast.parse(text)))
+
+
+def _undefined_names(tree: ast.AST) -> set:
+    """Names read somewhere and bound nowhere in the module (scopes ignored: cheap, and it never blames a name
+    that some scope binds)."""
+    loaded, bound = set(), set(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__",
+                                                   "__builtins__", "__loader__", "__package__", "__annotations__"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return set()  # a star import may bind anything
+        elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None):
+            bound.add(node.name)
+        elif type(node).__name__ == "MatchMapping" and getattr(node, "rest", None):
+            bound.add(node.rest)
+    return loaded - bound
+
+
+def _key(diagnostic: Diagnostic) -> Tuple[str, str]:
+    return diagnostic.code, diagnostic.message
+
+
+def _lint(linter: Linter, source: SourceFile, text: str, project: Sequence[FileResult] = ()) -> List[Diagnostic]:
+    current = SourceFile(path=source.path, text=text, encoding=source.encoding, bom=source.bom,
+                         module_name=source.module_name)
+    result = linter.lint_source(current)
+    found = [d for d in linter.judge([*project, result]) if d.path == source.path]  # project rules' findings here
+    return sorted(result.diagnostics + found, key=Diagnostic.sort_key)
+
+
+class WriteError(Exception):
+    pass
+
+
+def write_atomically(source: SourceFile, text: str, original: bytes) -> None:
+    """Replace the file with `text` in its encoding, BOM, and permissions; refuse if it changed since it was read.
+
+    The new content goes to a temporary file in the same directory, is flushed to disk, then renamed over the
+    original: a failure at any point leaves the original untouched.
+    """
+    path = source.path
+    try:
+        with open(path, "rb") as handle:
+            if handle.read() != original:
+                raise WriteError(f"{path}: changed on disk since it was read; not overwritten")
+        status = os.stat(path)
+    except OSError as error:
+        raise WriteError(f"{path}: cannot read back before writing: {error.strerror or error}") from None
+    try:
+        data = (codecs.BOM_UTF8 if source.bom else b"") + text.encode(source.encoding)
+    except UnicodeEncodeError as error:
+        raise WriteError(f"{path}: the fixed text cannot be encoded as {source.encoding} ({error.reason}); "
+                         "left unchanged") from None
+    directory = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(prefix=".ms-lint-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, status.st_mode & 0o7777)
+        os.replace(temporary, path)
+    except OSError as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise WriteError(f"{path}: cannot write the fixed file: {error.strerror or error}; left unchanged") from None

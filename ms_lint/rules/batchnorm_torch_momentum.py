@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ms_lint.fixing import edits
+from ms_lint.analysis import framework
+from ms_lint.analysis.graph import enclosing_function
+from ms_lint.rule import Fix, Rule
+
+# MindSpore's batch normalisations, whose `momentum` is the weight of the old moving statistics (default 0.9).
+# `nn.InstanceNorm*d` (momentum 0.1, PyTorch's meaning) and `mindspore.mint.nn.BatchNorm*d` are not among them.
+BATCH_NORMS = frozenset({"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"})
+MOMENTUM_POSITION = 2  # (num_features, eps, momentum, ...)
+_CANDIDATES = BATCH_NORMS | {None}
+
+
+class BatchnormTorchMomentum(Rule):
+    """
+    ## What it does
+    Finds MindSpore batch normalisations (`nn.BatchNorm1d/2d/3d`, `nn.SyncBatchNorm`) built with a literal
+    `momentum` below 0.5, the range of PyTorch's momentum values.
+
+    ## Why it matters in graph mode
+    The two frameworks' `momentum` weigh opposite terms. MindSpore:
+    `moving = momentum * moving + (1 - momentum) * batch` (default 0.9); PyTorch:
+    `running = (1 - momentum) * running + momentum * batch` (default 0.1), so `momentum_pytorch =
+    1 - momentum_mindspore`. Measured on MindSpore 2.10 (training mode, batch mean 1.5, moving mean 0):
+    `nn.BatchNorm2d(2, momentum=0.9)` moves the mean to 0.15, PyTorch's `momentum=0.1` carried over moves it to
+    1.35, silently: the moving statistics then follow the last batches almost only and inference normalises with
+    noisy values. `nn.BatchNorm1d` does the same.
+
+    A momentum passed through a parameter of the enclosing function counts with that parameter's literal
+    default when the function never rebinds it (`def _bn(c, momentum=0.1): return nn.BatchNorm2d(c,
+    momentum=momentum)`, the default being what the callers get unless they pass one). Values of 0.5 and above,
+    other non-literal momenta, `nn.InstanceNorm*d` (its momentum has PyTorch's meaning),
+    `mindspore.mint.nn.BatchNorm*d` and MindTorch layers are not reported.
+
+    ## Example
+    ```python
+    from mindspore import nn
+
+    bn = nn.BatchNorm2d(64, momentum=0.1)
+    ```
+
+    ## Use instead
+    ```python
+    from mindspore import nn
+
+    bn = nn.BatchNorm2d(64, momentum=0.9)
+    ```
+
+    ## Fix
+    Unsafe: `momentum=m` becomes `momentum=1 - m`, computed and printed as written (`0.1` -> `0.9`,
+    `0.03` -> `0.97`). It changes how fast the moving statistics follow the batches: right for a PyTorch port,
+    wrong for the rare model that wants a short memory. A momentum coming from a parameter default has no fix:
+    the default is shared with every caller.
+    """
+
+    code = "MSL063"
+    name = "batchnorm-torch-momentum"
+    severity = "warning"
+    scope = "module"
+    message = ("`{call}` with momentum={value}: MindSpore keeps {kept:g} % of the moving statistics per step "
+               "(PyTorch's momentum={value} keeps {torch:g} %); use momentum={complement} for PyTorch's behaviour")
+    fix_applicability = "unsafe"
+    needles = ("BatchNorm",)
+    call_names = BATCH_NORMS
+
+    def visit_call(self, node: ast.Call, ctx):
+        if ctx.graph.last_name(node.func) not in _CANDIDATES or len(node.args) + len(node.keywords) < 2:
+            return
+        if framework.mindspore_layer(ctx.graph.qualname(node.func)) not in BATCH_NORMS:
+            return
+        momentum = node.args[MOMENTUM_POSITION] if len(node.args) > MOMENTUM_POSITION else next(
+            (k.value for k in node.keywords if k.arg == "momentum"), None)
+        literal, shown = momentum, None
+        if isinstance(momentum, ast.Name):
+            literal = _parameter_default(node, momentum.id)
+            function = enclosing_function(node)
+            shown = f"{momentum.id} (default {ctx.text(literal)} of `{function.name}`)" if literal else None
+        value = _number(literal)
+        if value is None or not 0 <= value < 0.5:
+            return
+        text = ctx.text(literal)
+        complement = edits.complement(text)
+        yield self.report(ctx, node, call=f"{ctx.text(node.func)}(...)", value=shown or text, kept=value * 100,
+                          torch=(1 - value) * 100, complement=complement,
+                          fix=self._fix(ctx, literal, complement) if literal is momentum else None)
+
+    @staticmethod
+    def _fix(ctx, momentum: ast.expr, complement: Optional[str]) -> Optional[Fix]:
+        if complement is None:
+            return None
+        return Fix("unsafe", f"Use momentum={complement} (MindSpore's meaning)", (ctx.replace(momentum, complement),))
+
+
+def _parameter_default(call: ast.Call, name: str) -> Optional[ast.expr]:
+    """The literal default of the parameter `name` of the function around `call`, when the function never
+    rebinds it: `def _bn(channels, momentum=0.1): return nn.BatchNorm2d(channels, momentum=momentum)`."""
+    function = enclosing_function(call)
+    if function is None or isinstance(function, ast.Lambda):
+        return None
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(zip([a.arg for a in positional][len(positional) - len(arguments.defaults):], arguments.defaults))
+    defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    default = defaults.get(name)
+    if default is None or any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                              for stmt in function.body for n in ast.walk(stmt)):
+        return None
+    return default
+
+
+def _number(expr: Optional[ast.expr]) -> Optional[float]:
+    if isinstance(expr, ast.Constant) and type(expr.value) in (int, float):
+        return float(expr.value)
+    return None

@@ -1,0 +1,169 @@
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from ms_lint.analysis import framework
+from ms_lint.analysis.graph import enclosing_function
+from ms_lint.rule import Fix, Rule
+
+# Names a hoisted attribute must not take: public nn.Cell members (shadowing them breaks the Cell, MSL034).
+_CELL_MEMBERS = frozenset({"cells", "to", "compile", "phase", "training", "cast", "apply", "shard", "recompute",
+                           "offload", "construct", "parameters_dict", "buffers", "state_dict"})
+# Framework layers without Parameters (checked: `parameters_dict()` is empty in 2.10) whose output does not
+# depend on the training flag: created in graph code they compute the right result (measured for Softmax, ReLU,
+# AvgPool2d), so the finding is only a warning.
+STATELESS_LAYERS = frozenset("""
+    ReLU ReLU6 LeakyReLU GELU FastGelu SiLU Sigmoid Tanh Softmax LogSoftmax Softmin Softsign ELU CELU SELU GLU HSigmoid
+    HSwish Hardswish Hardsigmoid Mish Hardtanh HShrink SoftShrink LogSigmoid Tanhshrink Softmax2d Identity Flatten
+    Unflatten AvgPool1d AvgPool2d AvgPool3d MaxPool1d MaxPool2d MaxPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d
+    AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d ResizeBilinear Upsample Unfold PixelShuffle PixelUnshuffle
+    ZeroPad2d Pad ConstantPad1d ConstantPad2d ConstantPad3d ReflectionPad1d ReflectionPad2d ReplicationPad1d
+    ReplicationPad2d ReplicationPad3d L1Loss MSELoss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss KLDivLoss BCELoss
+    BCEWithLogitsLoss SoftmaxCrossEntropyWithLogits CosineEmbeddingLoss MarginRankingLoss SoftMarginLoss
+    MultiLabelSoftMarginLoss MultiMarginLoss MultilabelMarginLoss PoissonNLLLoss GaussianNLLLoss TripletMarginLoss
+    CTCLoss""".split())
+_CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "mindtorch.torch.nn.Module"})
+# Layers whose behaviour follows the training flag: a Cell created in graph code is in eval mode (measured:
+# `nn.Dropout(p=0.5)` drops nothing, `nn.BatchNorm2d` uses its initial moving statistics, PyNative alike).
+_TRAINING_LAYERS = ("Dropout", "BatchNorm", "SyncBatchNorm")
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, *_COMPREHENSIONS)
+
+
+class CellCreatedInGraph(Rule):
+    """
+    ## What it does
+    Finds an `nn.Cell` (a MindSpore layer such as `nn.Dense`, a MindTorch module, or any Cell subclass of the
+    project) instantiated inside graph-compiled code, e.g. `nn.Dense(4, 4)(x)` in `construct`.
+
+    ## Why it matters in graph mode
+    A Cell created in `construct` is not an attribute of the network, so its weights are never registered:
+    `trainable_params()` leaves them out and no optimizer trains them. Worse, MindSpore 2.10 builds the Cell
+    once, at compile time: with the default random initialisation, **every call reuses the one draw frozen at
+    compile time**, while PyNative draws new weights at every call (measured: two graph calls return the same
+    output, two PyNative calls differ; LAX and STRICT alike). There is no error and no warning.
+
+    A new Cell is also in eval mode and `set_train()` on the network never reaches it: `nn.Dropout(p=0.5)(x)`
+    in `construct` drops nothing and `nn.BatchNorm2d` normalises with its initial moving statistics, in graph
+    mode and PyNative alike (measured). Framework layers without weights or a training mode (`nn.ReLU`,
+    `nn.Softmax`, pooling, padding, losses) compute the right result (measured for Softmax, ReLU, AvgPool2d),
+    and so do project Cells without weights (no Parameter, only weight-free layers inside): these are warnings only (the layer is rebuilt at
+    every compilation). `ops` primitives (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
+
+    ## Example
+    ```python
+    class Head(nn.Cell):
+        def construct(self, x):
+            return nn.Dense(16, 10)(x)
+    ```
+
+    ## Use instead
+    ```python
+    class Head(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.dense = nn.Dense(16, 10)
+
+        def construct(self, x):
+            return self.dense(x)
+    ```
+
+    ## Fix
+    Unsafe: when the constructor arguments use no local of the graph function, the call is outside loops and
+    the class defines `__init__`, the instantiation moves to the end of `__init__` as `self.<name>` (named
+    after the class: `dense`, `batch_norm2d`...) and the call site uses the attribute. Unsafe because the Cell
+    is then created once and trained, which changes results (that is the point, but it is a behaviour change).
+    """
+
+    code = "MSL006"
+    name = "cell-created-in-graph"
+    severity = "error"
+    scope = "graph"
+    message = "Cell `{cell}` instantiated in graph code reached from `{entry}`: {consequence}"
+    fix_applicability = "unsafe"
+
+    def visit_call(self, node: ast.Call, ctx):
+        qualname = ctx.graph.qualname(node.func)
+        if not (qualname and ctx.graph.is_cell_class(qualname)):
+            return
+        layer = qualname.rpartition(".")[2] if framework.is_framework(qualname) else ""
+        severity, consequence = None, ("its weights are not registered (never trained) and its random "
+                                       "initialisation is frozen at compile time")
+        if layer in STATELESS_LAYERS or (not layer and _holds_no_state(ctx, qualname)):
+            severity, consequence = "warning", "it holds no weights, so it works, but it is rebuilt at every compile"
+        elif layer.startswith(_TRAINING_LAYERS):
+            consequence = "it is created in eval mode and `set_train()` never reaches it"
+        yield self.report(ctx, node, severity=severity, cell=ctx.text(node.func), consequence=consequence,
+                          fix=self._hoist(ctx, node, qualname))
+
+    def _hoist(self, ctx, node: ast.Call, qualname: str) -> Optional[Fix]:
+        function = enclosing_function(node)
+        owner = ctx.graph.owner_class(function)
+        if owner is None or owner.node is None or not function.args.args or self._in_loop(ctx, node, function):
+            return None
+        init = next((s for s in owner.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+        self_name = function.args.args[0].arg
+        if init is None or not init.args.args or init.args.args[0].arg != self_name \
+                or init.body[0].lineno == init.lineno or isinstance(init.body[-1], ast.Return):
+            return None
+        # Names must mean the same at the end of __init__: no local of either function (but `self`).
+        local_names = (ctx.graph.local_names(function) | ctx.graph.local_names(init)) - {self_name}
+        if any(isinstance(sub, (ast.Lambda, *_COMPREHENSIONS)) or (isinstance(sub, ast.Name) and sub.id in local_names)
+               for sub in ast.walk(node)):
+            return None
+        attribute = _attribute_name(ctx, owner, qualname.rpartition(".")[2])
+        last = init.body[-1]
+        insertion = ctx.insert(last.end_lineno, len(ctx.source.line(last.end_lineno)),
+                               f"\n{ctx.indentation(init.body[0])}{self_name}.{attribute} = {ctx.text(node)}")
+        return Fix("unsafe", f"Create the Cell once in `__init__` as `{self_name}.{attribute}`",
+                   (insertion, ctx.replace(node, f"{self_name}.{attribute}")))
+
+    @staticmethod
+    def _in_loop(ctx, node: ast.AST, function) -> bool:
+        while node is not None and node is not function and not isinstance(node, _LOOPS):
+            node = ctx.parent(node)
+        return isinstance(node, _LOOPS)
+
+
+def _holds_no_state(ctx, qualname: str, depth: int = 0) -> bool:
+    """A project Cell class without weights: no Parameter anywhere in its MRO, and every Cell it builds is a
+    weight-free MindSpore layer or, recursively, such a project Cell (a loss storing its options qualifies).
+    Bases must be resolvable and attributes not created dynamically."""
+    summary = ctx.graph.index.lookup_class(qualname)
+    if summary is None or depth > 4:
+        return False
+    mro = list(ctx.graph.mro(summary))
+    known = {current.qualname for current in mro}
+    for current in mro:
+        if current.parameters or current.dynamic or not all(b in known or _weight_free_base(b) for b in current.bases):
+            return False
+        for built in current.constructed:
+            if built in framework.PARAMETER_CLASSES or built.endswith(".ParameterTuple"):
+                return False
+            if not ctx.graph.is_cell_class(built):
+                continue  # ops primitives, tensors, plain Python objects: no weights
+            layer = built.rpartition(".")[2] if framework.is_framework(built) else ""
+            if layer and layer not in STATELESS_LAYERS or not layer and not _holds_no_state(ctx, built, depth + 1):
+                return False
+    return True
+
+
+def _weight_free_base(qualname: Optional[str]) -> bool:
+    """nn.Cell itself, nn.LossBase, or a weight-free MindSpore layer."""
+    if qualname in _CELL_BASES:
+        return True
+    layer = qualname.rpartition(".")[2] if framework.is_framework(qualname) else ""
+    return layer == "LossBase" or layer in STATELESS_LAYERS
+
+
+def _attribute_name(ctx, owner, class_name: str) -> str:
+    """`Dense` -> `dense`, `BatchNorm2d` -> `batch_norm2d`, `ReLU` -> `relu`; numbered when taken."""
+    base = re.sub(r"\W", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z][a-z])", "_", class_name).lower())
+    taken = _CELL_MEMBERS.union(*(s.attributes | s.methods for s in ctx.graph.mro(owner)))
+    name, counter = base, 1
+    while name in taken:
+        counter += 1
+        name = f"{base}_{counter}"
+    return name

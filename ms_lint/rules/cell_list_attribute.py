@@ -1,0 +1,264 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ms_lint.fixing import edits
+from ms_lint.analysis import framework
+from ms_lint.analysis.graph import enclosing_function
+from ms_lint.rule import Fix, Rule
+
+_REGISTERING = frozenset({"insert_child_to_cell", "add_module", "register_module"})
+_CELL_ATTRIBUTES = frozenset({"training", "phase", "cells", "construct", "parameters_dict", "compile"})
+
+
+class CellListAttribute(Rule):
+    """
+    ## What it does
+    Finds a plain Python list, tuple or dict of Cells stored on `self` in a Cell's methods: a literal, a
+    comprehension, a local list filled by an `append` loop and assigned later, or `self.x = []` filled with
+    `self.x.append(...)`.
+
+    ## Why it matters in graph mode
+    MindSpore registers sub-Cells only through attributes, `nn.CellList`, `nn.SequentialCell` and `nn.CellDict`.
+    Measured on 2.10 (every mode): with two or more held Cells that have parameters, compilation fails with
+    `RuntimeError: The parameter ... its name 'weight' already exists. Please set a unique name for the
+    parameter.`; with one, it compiles and runs but **the held parameters are not registered**:
+    `trainable_params()` leaves them out and an optimizer step leaves them unchanged (or raises
+    `ValueError: For 'Optimizer', the argument parameters must not be empty`). `nn.CellList` registers them as
+    `layers.0.weight`... and they train.
+
+    Lists kept in a local, lists later wrapped (`self.x = nn.CellList(self.x)`, `nn.SequentialCell(*self.x)`)
+    and Cells registered with `insert_child_to_cell` are fine and not reported.
+
+    ## Example
+    ```python
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.blocks = [nn.Dense(4, 4) for _ in range(3)]
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.CellList([nn.Dense(4, 4) for _ in range(3)])
+    ```
+
+    ## Fix
+    Safe: the value is wrapped in `nn.CellList(...)` (a tuple or generator through `list(...)`, an empty list
+    becomes `nn.CellList()`), or `nn.CellDict(...)` for a dict with plain string keys; `nn.ModuleList` and
+    `nn.ModuleDict` for MindTorch modules. Indexing, iteration, `len` and `append` keep working, and the Cells'
+    parameters become registered, which is the point.
+    """
+
+    code = "MSL030"
+    name = "cell-list-attribute"
+    severity = "error"
+    scope = "cell"
+    message = "Python {container} of Cells stored in `self.{attribute}`: {consequence}"
+    fix_applicability = "safe"
+
+    def visit_assign(self, node: ast.Assign, ctx):
+        if not any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) for t in node.targets):
+            return None  # no `self.<attribute> = ...` target (a plain return: no generator for most assignments)
+        if not _may_be_container(node.value):
+            return None  # `self.conv = nn.Conv2d(...)`, `self.n = 3`: most attribute assignments
+        return self._check(node, ctx)
+
+    def _check(self, node: ast.Assign, ctx):
+        function = enclosing_function(node)
+        if function is None or isinstance(function, ast.Lambda) or ctx.graph.is_compiled(function):
+            return
+        owner = ctx.graph.owner_class(function)
+        if owner is None or not function.args.args:
+            return
+        self_name = function.args.args[0].arg
+        for target in node.targets:
+            if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == self_name):
+                continue
+            container = self._cell_container(ctx, node.value, function, owner.node, target.attr, self_name)
+            if container is None or self._registered_elsewhere(owner.node, target.attr, node.value, self_name):
+                continue
+            yield self.report(
+                ctx, node, container=container, attribute=target.attr,
+                consequence="its Cells' parameters are not registered (never trained; two or more fail to compile)",
+                fix=self._fix(ctx, node.value, container, ctx.graph.cell_of(node)))
+
+    # ----- what the value holds (`_may_be_container` lists the forms accepted) ------------------------------
+    def _cell_container(self, ctx, value, function, class_node, attribute, self_name) -> Optional[str]:
+        if isinstance(value, (ast.List, ast.Tuple)):
+            if any(self._is_cell(ctx, e, function) for e in value.elts):
+                return "list" if isinstance(value, ast.List) else "tuple"
+            if not value.elts and self._filled_later(ctx, class_node, attribute, self_name, function):
+                return "list"
+            return None
+        if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+            return "list" if self._is_cell(ctx, value.elt, function) else None
+        if isinstance(value, ast.Dict):
+            return "dict" if any(self._is_cell(ctx, v, function) for v in value.values if v is not None) else None
+        if isinstance(value, ast.DictComp):
+            return "dict" if self._is_cell(ctx, value.value, function) else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "tuple") \
+                and len(value.args) == 1:
+            if not value.args and self._filled_later(ctx, class_node, attribute, self_name, function):
+                return "list"
+            return value.func.id if self._cell_container(ctx, value.args[0], function, class_node, attribute,
+                                                         self_name) else None
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            return (self._cell_container(ctx, value.left, function, class_node, attribute, self_name)
+                    or self._cell_container(ctx, value.right, function, class_node, attribute, self_name))
+        if isinstance(value, ast.Name):
+            return self._local_container(ctx, value.id, function)
+        return None
+
+    def _local_container(self, ctx, name: str, function) -> Optional[str]:
+        """A local list/dict of Cells: built as a literal or comprehension, or filled by append/extend/+=/[k]=."""
+        for node in ctx.graph.uses_of_local(function, name):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                if not isinstance(node.value, ast.Name):
+                    kind = self._cell_container(ctx, node.value, function, None, "", "")
+                    if kind:
+                        return kind
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+                if node.func.attr in ("append", "insert") and node.args and self._is_cell(ctx, node.args[-1], function):
+                    return "list"
+                if node.func.attr == "extend" and node.args and self._cell_container(
+                        ctx, node.args[0], function, None, "", ""):
+                    return "list"
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+                if self._cell_container(ctx, node.value, function, None, "", ""):
+                    return "list"
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                    and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == name \
+                    and self._is_cell(ctx, node.value, function):
+                return "dict"
+        return None
+
+    def _filled_later(self, ctx, class_node, attribute, self_name, function) -> bool:
+        """`self.x = []` followed by `self.x.append(<Cell>)` (or extend / +=) in the class."""
+        if class_node is None:
+            return False
+        for node in _fillers(ctx, class_node, attribute):
+            if isinstance(node, ast.Call):
+                argument = node.args[-1]
+                if self._is_cell(ctx, argument, function) or self._cell_container(ctx, argument, function, None, "",
+                                                                                   ""):
+                    return True
+            elif self._cell_container(ctx, node.value, function, None, "", ""):
+                return True
+        return False
+
+    def _is_cell(self, ctx, expr, function, depth: int = 0) -> bool:
+        """An expression that creates a Cell: `nn.Dense(...)`, `Block(...)`, a local bound to one."""
+        if depth > 3:
+            return False
+        if isinstance(expr, ast.Call):
+            return self._creates_cell(ctx, expr.func)
+        if isinstance(expr, ast.Name):
+            for node in ctx.graph.nodes_of(function).bindings:
+                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id
+                                                        for t in node.targets):
+                    if self._is_cell(ctx, node.value, function, depth + 1):
+                        return True
+        if isinstance(expr, ast.IfExp):
+            return self._is_cell(ctx, expr.body, function, depth + 1) or self._is_cell(ctx, expr.orelse, function,
+                                                                                     depth + 1)
+        return False
+
+    @staticmethod
+    def _creates_cell(ctx, func) -> bool:
+        return ctx.graph.is_cell_class(ctx.graph.imports.qualname(func))
+
+    @staticmethod
+    def _registered_elsewhere(class_node, attribute, value, self_name) -> bool:
+        """Wrapped later (`nn.CellList(self.x)`, `nn.SequentialCell(*self.x)`) or registered one by one."""
+        local = value.id if isinstance(value, ast.Name) else None
+        for node in ast.walk(class_node):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in framework.CELL_CONTAINERS and any(
+                        _mentions(a, attribute, local) for a in node.args):
+                    return True
+            elif isinstance(node, (ast.For, ast.comprehension)) and _mentions(node.iter, attribute, local):
+                body = node.body if isinstance(node, ast.For) else []
+                for sub in (n for stmt in body for n in ast.walk(stmt)):
+                    if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                            and sub.func.attr in _REGISTERING:
+                        return True
+        return False
+
+    # ----- fix ------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _fix(ctx, value, container: str, cell) -> Optional[Fix]:
+        mindtorch = cell is not None and cell.kind == "module"
+        package = "mindtorch.torch.nn" if mindtorch else "mindspore.nn"
+        if container == "dict":
+            if isinstance(value, ast.Dict) and not all(
+                    isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value and "." not in k.value
+                    and k.value not in _CELL_ATTRIBUTES for k in value.keys):
+                return None  # CellDict rejects such keys
+            wrapper, imports = edits.reference(ctx.graph, f"{package}.{'ModuleDict' if mindtorch else 'CellDict'}")
+            return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, f"{wrapper}({ctx.text(value)})"),), imports)
+        wrapper, imports = edits.reference(ctx.graph, f"{package}.{'ModuleList' if mindtorch else 'CellList'}")
+        if isinstance(value, ast.List) and not value.elts:
+            content = f"{wrapper}()"
+        elif isinstance(value, (ast.List, ast.ListComp, ast.Name)):
+            content = f"{wrapper}({ctx.text(value)})"
+        elif isinstance(value, ast.Tuple):
+            content = f"{wrapper}([{', '.join(ctx.text(e) for e in value.elts)}])"
+        elif isinstance(value, ast.Call) and getattr(value.func, "id", "") in ("list", "tuple"):
+            inner = ctx.text(value.args[0])
+            generator = isinstance(value.args[0], ast.GeneratorExp) and inner.startswith("(")
+            content = f"{wrapper}([{inner[1:-1]}])" if generator else f"{wrapper}(list({inner}))"
+        elif isinstance(value, ast.GeneratorExp):
+            content = f"{wrapper}([{ctx.text(value)[1:-1]}])" if ctx.text(value).startswith("(") else None
+        else:
+            content = f"{wrapper}(list({ctx.text(value)}))"
+        if content is None:
+            return None
+        return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, content),), imports)
+
+
+def _fillers(ctx, class_node: ast.ClassDef, attribute: str):
+    """The `<name>.<attribute>.append/insert/extend(...)` calls and `<name>.<attribute> += ...` of a class, in
+    `ast.walk` order."""
+    for node in ctx.graph.in_walk_order(class_node, (ast.Call, ast.AugAssign)):
+        if node.__class__ is ast.Call:
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert", "extend") \
+                    and _is_self_attribute(node.func.value, attribute) and node.args:
+                yield node
+        elif _is_self_attribute(node.target, attribute):
+            yield node
+
+
+def _is_self_attribute(expr, attribute: str) -> bool:
+    return isinstance(expr, ast.Attribute) and expr.attr == attribute and isinstance(expr.value, ast.Name)
+
+
+def _mentions(expr, attribute: str, local: Optional[str]) -> bool:
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.value, ast.Name):
+            return True
+        if local and isinstance(node, ast.Name) and node.id == local:
+            return True
+    return False
+
+
+_CONTAINER_FORMS = frozenset({ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Dict, ast.DictComp, ast.Name})
+
+
+def _may_be_container(value: ast.expr) -> bool:
+    """The forms `_cell_container` can find Cells in: literals, comprehensions, `list(...)`/`tuple(...)`, a sum
+    of those, a local name."""
+    kind = value.__class__
+    if kind is ast.Call:
+        return value.func.__class__ is ast.Name and value.func.id in ("list", "tuple") and len(value.args) == 1
+    if kind is ast.BinOp:
+        return value.op.__class__ is ast.Add
+    return kind in _CONTAINER_FORMS

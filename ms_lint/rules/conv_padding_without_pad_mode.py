@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ms_lint.fixing import edits
+from ms_lint.analysis import framework
+from ms_lint.analysis.graph import enclosing_function
+from ms_lint.rule import Fix, Rule
+
+# MindSpore's convolution layers: `pad_mode` is their 5th parameter (default "same") and `padding` their 6th.
+CONV_LAYERS = frozenset({"Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose"})
+PAD_MODE_POSITION, PADDING_POSITION = 4, 5
+_CANDIDATES = CONV_LAYERS | {None}
+
+
+def mindspore_conv(ctx, call: ast.Call) -> Optional[str]:
+    """The layer name when `call` builds one of MindSpore's conv layers with arguments that can be read
+    (no `*args`/`**kwargs`); None otherwise. Shared with MSL061."""
+    last_name = ctx.graph.last_name(call.func)
+    if last_name not in _CANDIDATES:
+        return None
+    # no last name: a name that no module import binds is `builtins.<name>` or nothing unless an import in its
+    # function binds it, and anything but a name or an attribute has no qualname
+    if last_name is None and not (isinstance(call.func, ast.Name) and _may_import(ctx, call)):
+        return None
+    layer = framework.mindspore_layer(ctx.graph.qualname(call.func))
+    if layer not in CONV_LAYERS or any(k.arg is None for k in call.keywords) or any(
+            isinstance(a, ast.Starred) for a in call.args):
+        return None
+    return layer
+
+
+def _may_import(ctx, node: ast.AST) -> bool:
+    """Can an import in the def around `node` bind a name? Not when none of its lines spells `import`."""
+    function = enclosing_function(node)
+    return function is not None and ctx.graph.spells_import(function)
+
+
+class ConvPaddingWithoutPadMode(Rule):
+    """
+    ## What it does
+    Finds a MindSpore convolution layer (`nn.Conv1d/2d/3d`, `nn.Conv1d/2d/3dTranspose`) built with a nonzero
+    `padding` and no `pad_mode="pad"`, and the PyTorch habit of passing the padding as the 5th positional
+    argument (`nn.Conv2d(3, 8, 3, 1, 1)`), a slot MindSpore reads as `pad_mode`.
+
+    ## Why it matters in graph mode
+    MindSpore's convolutions default to `pad_mode="same"` and use `padding` only with `pad_mode="pad"`.
+    Measured on MindSpore 2.10 (any mode, at construction, before anything is compiled):
+    `nn.Conv2d(3, 8, 3, padding=1)` raises `ValueError: For 'Conv2D', the 'pad' must be zero when 'pad_mode'
+    is not 'pad', but got 'pad': 1 and 'pad_mode': same.`; `nn.Conv1d`, `nn.Conv3d` and the three transposed
+    layers raise the same way, and so does an explicit `pad_mode="same"`/`"valid"` with `padding=1`.
+    `nn.Conv2d(3, 8, 3, 1, 1)` raises `TypeError: For 'Conv2D', the type of 'pad_mode' should be 'str', but got
+    type 'int'.` With `pad_mode="pad", padding=1` the layer builds and a 3x3 kernel keeps an 8x8 input 8x8.
+
+    `mindspore.mint.nn.Conv2d` and MindTorch's `nn.Conv2d` take PyTorch's arguments: not reported. Neither is a
+    `padding` that is not a literal (it may be 0) or a `pad_mode` that is not a literal.
+
+    ## Example
+    ```python
+    from mindspore import nn
+
+    conv = nn.Conv2d(3, 8, 3, padding=1)
+    ```
+
+    ## Use instead
+    ```python
+    from mindspore import nn
+
+    conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1)
+    ```
+
+    ## Fix
+    Safe: `pad_mode="pad"` is added (or replaces the explicit `"same"`/`"valid"`), and a positional padding in
+    the `pad_mode` slot becomes `pad_mode="pad", padding=<value>` when it is the last positional argument. The
+    code raised before, and afterwards pads exactly as its `padding` says.
+    """
+
+    code = "MSL060"
+    name = "conv-padding-without-pad-mode"
+    severity = "error"
+    scope = "module"
+    message = "`{call}` {problem}: raises {error} at construction ({advice})"
+    fix_applicability = "safe"
+    needles = ("Conv",)
+    call_names = CONV_LAYERS
+
+    def visit_call(self, node: ast.Call, ctx):
+        if mindspore_conv(ctx, node) is None:
+            return
+        shown = f"{ctx.text(node.func)}(...)"
+        pad_mode = _argument(node, PAD_MODE_POSITION, "pad_mode")
+        if pad_mode is not None and pad_mode is _positional(node, PAD_MODE_POSITION) and _is_padding(pad_mode):
+            yield self.report(ctx, node, call=shown,
+                              problem=f"passes `{ctx.text(pad_mode)}` as the 5th argument, MindSpore's `pad_mode`",
+                              error="TypeError", advice=f'write `pad_mode="pad", padding={ctx.text(pad_mode)}`',
+                              fix=self._fix_positional(ctx, node, pad_mode))
+            return
+        padding = _argument(node, PADDING_POSITION, "padding")
+        if padding is None or not _is_nonzero_padding(padding):
+            return
+        if pad_mode is None:
+            mode = "same"
+        elif isinstance(pad_mode, ast.Constant) and isinstance(pad_mode.value, str):
+            mode = pad_mode.value
+        else:
+            return  # pad_mode chosen at run time
+        if mode == "pad":
+            return
+        yield self.report(ctx, node, call=shown,
+                          problem=f'has `padding={ctx.text(padding)}` with pad_mode "{mode}"'
+                          + (" (the default)" if pad_mode is None else ""),
+                          error="ValueError", advice='padding needs `pad_mode="pad"`',
+                          fix=self._fix_mode(ctx, node, pad_mode))
+
+    @staticmethod
+    def _fix_mode(ctx, node: ast.Call, pad_mode: Optional[ast.expr]) -> Optional[Fix]:
+        edit = edits.append_argument(ctx, node, 'pad_mode="pad"') if pad_mode is None else ctx.replace(
+            pad_mode, '"pad"')
+        return Fix("safe", 'Use `pad_mode="pad"`', (edit,)) if edit is not None else None
+
+    @staticmethod
+    def _fix_positional(ctx, node: ast.Call, value: ast.expr) -> Optional[Fix]:
+        if len(node.args) != PAD_MODE_POSITION + 1 or any(k.arg in ("pad_mode", "padding") for k in node.keywords):
+            return None  # later positional arguments would follow the keywords
+        return Fix("safe", 'Pass `pad_mode="pad"` and the padding by keyword',
+                   (ctx.replace(value, f'pad_mode="pad", padding={ctx.text(value)}'),))
+
+
+def _positional(call: ast.Call, position: int) -> Optional[ast.expr]:
+    return call.args[position] if len(call.args) > position else None
+
+
+def _argument(call: ast.Call, position: int, keyword: str) -> Optional[ast.expr]:
+    found = _positional(call, position)
+    return found if found is not None else next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+def _literal_ints(expr: ast.expr) -> Optional[list]:
+    """The ints of `1` or `(1, 1, 0, 0)`; None for anything that is not an int literal or a tuple of them."""
+    items = expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else [expr]
+    values = [item.value for item in items if isinstance(item, ast.Constant)]
+    if len(values) != len(items) or not all(type(v) is int for v in values):
+        return None
+    return values
+
+
+def _is_padding(expr: ast.expr) -> bool:
+    """An int or a tuple of ints: a padding amount, never a pad mode."""
+    return _literal_ints(expr) is not None
+
+
+def _is_nonzero_padding(expr: ast.expr) -> bool:
+    values = _literal_ints(expr)
+    return values is not None and any(values)

@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ms_lint.fixing import edits
+from ms_lint.analysis import framework
+from ms_lint.rule import Fix, Rule
+
+
+class DropoutPositionalKeepProb(Rule):
+    """
+    ## What it does
+    Finds MindSpore's `nn.Dropout` built with a positional argument (`nn.Dropout(0.1)`) or with the deprecated
+    `keep_prob=` keyword.
+
+    ## Why it matters in graph mode
+    In MindSpore 2.10 the first parameter of `nn.Dropout` is still `keep_prob`, the probability of **keeping** an
+    element; PyTorch's first parameter is `p`, the probability of **zeroing** it. A line carried over from PyTorch
+    as `nn.Dropout(0.1)` silently does the opposite. Measured on MindSpore 2.10 (training mode, 10^6 elements):
+    `nn.Dropout(0.1)` zeroes 90 % of the elements and scales the rest by 10, `nn.Dropout(p=0.1)` zeroes 10 %.
+    Both run without error; the positional and `keep_prob=` forms only log
+    `For Dropout, this parameter `keep_prob` will be deprecated, please use `p` instead.`
+    (and `keep_prob` must be a float: `nn.Dropout(1)` raises `TypeError`).
+
+    `nn.Dropout(p=...)`, `nn.Dropout()`, `ops.Dropout(keep_prob=...)` (a primitive whose parameter is not
+    deprecated), `mindspore.mint.nn.Dropout` and MindTorch's `nn.Dropout` (both take `p` first) are not reported,
+    nor is compatibility code in a branch of an `if` that tests the MindSpore version
+    (`if is_version_ge(ms.__version__, "1.11.0"): ... else: nn.Dropout(keep_prob=...)`).
+
+    ## Example
+    ```python
+    from mindspore import nn
+
+    drop = nn.Dropout(0.9)
+    ```
+
+    ## Use instead
+    ```python
+    from mindspore import nn
+
+    drop = nn.Dropout(p=0.1)
+    ```
+
+    ## Fix
+    Safe: a number literal becomes `p=1 - value`, computed and printed as written (`0.9` -> `p=0.1`), and
+    `keep_prob=1 - x` becomes `p=x`: the layer keeps exactly the behaviour it has now. That is what MindSpore
+    runs today, but maybe not what the author meant: a `nn.Dropout(0.1)` ported from PyTorch becomes
+    `nn.Dropout(p=0.9)`, which makes the 90 % visible; write `p=0.1` if PyTorch's meaning was intended. Other
+    expressions have no fix.
+    """
+
+    code = "MSL062"
+    name = "dropout-positional-keep-prob"
+    severity = "error"
+    scope = "module"
+    message = "`{call}` {problem}"
+    fix_applicability = "safe"
+    needles = ("Dropout",)
+    call_names = frozenset({"Dropout"})
+
+    def visit_call(self, node: ast.Call, ctx):
+        if ctx.graph.last_name(node.func) not in ("Dropout", None) or not (node.args or node.keywords):
+            return
+        if framework.mindspore_layer(ctx.graph.qualname(node.func)) != "Dropout" or ctx.graph.version_guarded(node):
+            return
+        keyword = next((k for k in node.keywords if k.arg == "keep_prob"), None)
+        value = node.args[0] if node.args else (keyword.value if keyword else None)
+        if value is None or isinstance(value, ast.Starred):
+            return
+        kept = _number(value)
+        call = f"{ctx.text(node.func)}({ctx.text(value) if node.args else 'keep_prob=' + ctx.text(value)})"
+        if node.args:
+            meaning = "the first argument is `keep_prob` in MindSpore, not PyTorch's `p`"
+        else:
+            meaning = "`keep_prob` is deprecated in MindSpore 2.10"
+        if kept is not None and 0 < kept <= 1:
+            problem = f"keeps {kept * 100:g} % and zeroes {(1 - kept) * 100:g} % of the elements: {meaning}"
+        else:
+            problem = f"sets the probability to keep an element: {meaning}; use `p=` (probability to zero)"
+        yield self.report(ctx, node, call=call, problem=problem, fix=self._fix(ctx, node, value, kept))
+
+    @staticmethod
+    def _fix(ctx, node: ast.Call, value: ast.expr, kept: Optional[float]) -> Optional[Fix]:
+        if any(k.arg == "p" or k.arg is None for k in node.keywords) or len(node.args) > 1:
+            return None
+        if kept is not None:
+            if not 0 < kept <= 1:
+                return None  # MindSpore rejects it either way
+            p = edits.complement(ctx.text(value))
+        elif isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub) and _number(value.left) == 1:
+            p = ctx.text(value.right)  # keep_prob=1 - rate -> p=rate
+            if isinstance(value.right, ast.NamedExpr):
+                p = f"({p})"
+        else:
+            return None
+        target = value if node.args else next(k for k in node.keywords if k.arg == "keep_prob")
+        return Fix("safe", f"Use `p={p}`", (ctx.replace(target, f"p={p}"),))
+
+
+def _number(expr: ast.expr) -> Optional[float]:
+    if isinstance(expr, ast.Constant) and type(expr.value) in (int, float):
+        return float(expr.value)
+    return None

@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ms_lint.fixing import edits
+from ms_lint.analysis import framework
+from ms_lint.rule import Fix, Rule
+
+# Modules every call of which reads host state (clock, entropy, RNG state).
+FROZEN_MODULES = ("random.", "numpy.random.", "time.", "uuid.", "secrets.")
+# Single calls that read the environment, the clock or files.
+FROZEN_CALLS = frozenset({
+    "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today",
+    "os.getenv", "os.getpid", "os.urandom", "os.listdir", "os.scandir", "os.stat", "os.path.exists",
+    "os.path.isfile", "os.path.isdir", "os.path.getsize", "os.path.getmtime", "builtins.open", "builtins.input",
+    "io.open", "json.load", "pickle.load", "numpy.load", "numpy.loadtxt", "numpy.fromfile", "numpy.genfromtxt",
+})
+# The host call -> `ops` call that re-samples at every call (measured in graph mode, both syntax levels).
+_SIZE_FROM_DIMENSIONS = {"numpy.random.rand": "rand", "numpy.random.randn": "randn"}
+_SIZE_FROM_ARGUMENT = {"numpy.random.random": "rand", "numpy.random.random_sample": "rand",
+                       "numpy.random.sample": "rand", "random.random": "rand"}
+
+
+class FrozenHostCallInGraph(Rule):
+    """
+    ## What it does
+    Finds calls that read host state in graph-compiled code: `random.*`, `np.random.*`, `time.*`, `uuid.*`,
+    `datetime.now()`, `os.getenv(...)`, `os.environ[...]`, `open(...)` and other file reads.
+
+    ## Why it matters in graph mode
+    MindSpore 2.10 evaluates these calls once, on the host, while it compiles the graph, and bakes the result
+    into the graph as a constant. Measured at both syntax levels: `random.random()`, `np.random.rand(3)`,
+    `time.time()`, `os.getenv(...)`, `os.environ[...]` and `float(open(path).read())` in `construct` compile
+    without error or warning and **return the same value at every call**; an environment or file change between
+    calls is ignored, while PyNative re-evaluates each call. Dropout masks, noise and augmentations built this
+    way are silently identical at every step. (`with open(...) as f:` fails to compile instead:
+    `TypeError: issubclass() arg 1 must be a class`.) `ops.rand`, `ops.randn`, `ops.uniform` and
+    `ops.standard_normal` are graph operators and re-sample at every call (measured).
+
+    ## Example
+    ```python
+    class Noise(nn.Cell):
+        def construct(self, x):
+            return x + Tensor(np.random.randn(4).astype(np.float32))
+    ```
+
+    ## Use instead
+    ```python
+    class Noise(nn.Cell):
+        def construct(self, x):
+            return x + ops.randn(4)
+    ```
+
+    ## Fix
+    Unsafe: `np.random.rand(...)`/`np.random.randn(...)` become `ops.rand(...)`/`ops.randn(...)` (the size as
+    one tuple, the form MindSpore keeps after 2.9), `np.random.random(size)` and `random.random()` become
+    `ops.rand(size)`/`ops.rand(())`, and a `Tensor(<draw>, dtype)` wrapper becomes `ops.rand(size, dtype=dtype)`
+    (STRICT rejects `Tensor(...)` of a graph value, measured). The result is a tensor drawn from MindSpore's
+    generator instead of a NumPy array or Python float from NumPy's, so code that relies on the type or on a
+    NumPy seed changes behaviour. Environment and file reads have no fix: read them in `__init__`.
+    """
+
+    code = "MSL004"
+    name = "frozen-host-call-in-graph"
+    severity = "error"
+    scope = "graph"
+    message = "`{call}` in graph code reached from `{entry}` is evaluated once at compile time: {consequence}"
+    fix_applicability = "unsafe"
+    needles = ("random", "time", "uuid", "secrets", "datetime", "os.", "environ", "getenv", "open", "load",
+               "input", "fromfile")
+
+    def visit_call(self, node: ast.Call, ctx):
+        qualname = ctx.graph.qualname(node.func)
+        if not qualname:
+            return
+        if qualname.startswith(FROZEN_MODULES) or qualname in FROZEN_CALLS or qualname.startswith("os.environ."):
+            shown = ctx.text(node)
+            if len(shown) > 40 or "\n" in shown:
+                shown = f"{ctx.text(node.func)}(...)"
+            yield self.report(ctx, node, call=shown, consequence=_consequence(qualname),
+                              fix=self._fix(ctx, node, qualname))
+
+    def visit_subscript(self, node: ast.Subscript, ctx):
+        if isinstance(node.ctx, ast.Load) and ctx.graph.qualname(node.value) == "os.environ":
+            yield self.report(ctx, node, call=ctx.text(node), consequence=_consequence("os.environ"))
+
+    @staticmethod
+    def _fix(ctx, node: ast.Call, qualname: str) -> Optional[Fix]:
+        if node.keywords:
+            return None
+        arguments = [ctx.text(a.value) if isinstance(a, ast.Starred) else ctx.text(a) for a in node.args]
+        if qualname in _SIZE_FROM_DIMENSIONS:
+            name = _SIZE_FROM_DIMENSIONS[qualname]
+            if len(node.args) == 1:
+                size = arguments[0]  # one dimension, or `*shape` whose sequence is the size
+            elif any(isinstance(a, ast.Starred) for a in node.args):
+                return None
+            else:
+                size = f"({', '.join(arguments)})"  # `()` for a scalar draw
+        elif qualname in _SIZE_FROM_ARGUMENT and len(node.args) <= 1:
+            if node.args and isinstance(node.args[0], ast.Starred):
+                return None
+            name, size = _SIZE_FROM_ARGUMENT[qualname], (arguments[0] if arguments else "()")
+        else:
+            return None
+        ops, imports = edits.reference(ctx.graph, "mindspore.ops")
+        target, dtype = node, _tensor_dtype(ctx, node)
+        if dtype is not None:  # `Tensor(<draw>, dtype)`: STRICT rejects Tensor() of a graph value, so unwrap it
+            target, size = ctx.parent(node), f"{size}, dtype={dtype}" if dtype else size
+        return Fix("unsafe", f"Draw in the graph with `{ops}.{name}`",
+                   (ctx.replace(target, f"{ops}.{name}({size})"),), imports)
+
+
+def _tensor_dtype(ctx, node: ast.Call) -> Optional[str]:
+    """For `Tensor(node[, dtype])`: the dtype's text ("" when absent); None when `node` is not wrapped so."""
+    wrapper = ctx.parent(node)
+    if not (isinstance(wrapper, ast.Call) and wrapper.args and wrapper.args[0] is node
+            and ctx.graph.qualname(wrapper.func) in framework.TENSOR_CLASSES):
+        return None
+    dtypes = [*wrapper.args[1:], *(k.value for k in wrapper.keywords if k.arg == "dtype")]
+    if len(wrapper.args) > 2 or len(dtypes) + 1 != len(wrapper.args) + len(wrapper.keywords):
+        return None  # shape=, init= or other arguments: keep the wrapper
+    return ctx.text(dtypes[0]) if dtypes else ""
+
+
+def _consequence(qualname: str) -> str:
+    if qualname.startswith(("random.", "numpy.random.")):
+        return "every call returns the same draw (use `ops.rand`/`ops.randn`/`ops.uniform`)"
+    if qualname.startswith(("secrets.", "uuid.")):
+        return "every call returns the same value"
+    if qualname.startswith(("time.", "datetime.")):
+        return "every call sees the compile-time clock"
+    if qualname.startswith(("os.getenv", "os.environ")):
+        return "later changes to the environment are ignored (read it in `__init__`)"
+    return "later calls see the compile-time result (read it in `__init__`)"

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ms_lint.rules.inplace_on_slice import INPLACE_METHODS
+from ms_lint.rule import Fix, Rule
+
+# In-place methods whose out-of-place twin (the name without `_`) takes the same arguments in 2.10; the others
+# (`copy_`, `zero_`, `normal_`, `index_fill_`, ...) have no twin or a different signature.
+_TWINS = frozenset({"add_", "sub_", "mul_", "div_", "remainder_", "floor_divide_", "clamp_", "exp_", "log_",
+                    "floor_", "sigmoid_", "sign_", "tanh_", "erfinv_", "masked_fill_", "masked_scatter_", "fill_",
+                    "fill_diagonal_", "addmm_"})
+
+
+class InplaceMethodInGraph(Rule):
+    """
+    ## What it does
+    Finds in-place tensor methods (`add_`, `mul_`, `sub_`, `clamp_`, `fill_`, `zero_`... the public in-place
+    methods of `mindspore.Tensor` 2.10) called on a whole tensor (an input, a local, a Parameter) in
+    graph-compiled code. Calls on a slice (`x[0].zero_()`) are MSL040's.
+
+    ## Why it matters in graph mode
+    In-place methods behave differently in graph mode and in PyNative, and from method to method. Measured on
+    MindSpore 2.10, CPU, both syntax levels: `x.add_(y)` and `x.mul_(y)` update `x` **and the caller's
+    tensor** passed as input (`div_`, `remainder_`, `floor_divide_` update `x` too); `x.sub_(y)` is **silently
+    a no-op** (the returned `x` is unchanged); `clamp_`, `exp_`, `fill_`, `log_`, `sigmoid_`, `tanh_`... fail
+    to compile with `RuntimeError: Unsupported op [InplaceClampScalar] on CPU` (`InplaceExp`...).
+    PyNative on CPU does not mutate with `add_`, `mul_`, `sub_` or `exp_` at all, and raises
+    `RuntimeError: The kernel InplaceClampScalar unregistered.` for `clamp_` and `fill_`. MindTorch documents
+    the same: in-place operators do not share memory; write `b = a.xxx(...)` instead.
+
+    The out-of-place forms (`x = x.add(y)`) give the same result in every mode and are never reported.
+
+    ## Example
+    ```python
+    class Net(nn.Cell):
+        def construct(self, x, y):
+            x.sub_(y)
+            x.clamp_(0, 1)
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Cell):
+        def construct(self, x, y):
+            x = x.sub(y)
+            x = x.clamp(0, 1)
+            return x
+    ```
+
+    ## Fix
+    Safe when the call is a statement on a plain name and the method has an out-of-place twin with the same
+    arguments: `x.add_(y)` becomes `x = x.add(y)`. The local value is then what the code means in every mode;
+    only the caller's tensor is no longer mutated behind its back in graph mode. No fix when the result is used
+    (`y = x.add_(1)`), for attributes and Parameters (`self.p.mul_(2)`: use `ops.assign`), or for methods
+    without a twin (`zero_`, `copy_`, `normal_`...).
+    """
+
+    code = "MSL041"
+    name = "inplace-method-in-graph"
+    severity = "warning"
+    scope = "graph"
+    message = ("in-place `{method}` on `{receiver}` in graph code reached from `{entry}`: graph mode and PyNative "
+               "disagree (it mutates the caller's tensor, does nothing, or fails to compile, depending on the op)")
+    fix_applicability = "safe"
+    needles = ("_(",)
+    call_names = INPLACE_METHODS
+
+    def visit_call(self, node: ast.Call, ctx):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in INPLACE_METHODS):
+            return
+        if isinstance(func.value, ast.Subscript):
+            return  # an in-place call on a slice: MSL040 reports it
+        if not ctx.graph.tensors(node).derives(func.value):
+            return  # not tensor data: some other object's method that happens to end in `_`
+        yield self.report(ctx, node, method=func.attr, receiver=ctx.text(func.value), fix=_fix(ctx, node))
+
+
+def _fix(ctx, call: ast.Call) -> Optional[Fix]:
+    func = call.func
+    statement = ctx.parent(call)
+    if func.attr not in _TWINS or not isinstance(func.value, ast.Name) or not isinstance(statement, ast.Expr):
+        return None
+    name = func.value.id
+    arguments = ctx.text(call)[len(ctx.text(func)):]  # `(y, alpha=2)` exactly as written
+    return Fix("safe", f"Assign the result of `{func.attr[:-1]}` to `{name}`",
+               (ctx.replace(call, f"{name} = {name}.{func.attr[:-1]}{arguments}"),))

@@ -1,0 +1,167 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ms_lint.fixing import edits
+from ms_lint.rule import Fix, Rule
+
+# The 39 public in-place methods of mindspore.Tensor 2.10 (`dir(Tensor)`, names ending in `_`), less the three
+# that do not write tensor data (requires_grad_, index_of_parent_, parent_tensor_).
+INPLACE_METHODS = frozenset({
+    "add_", "addmm_", "bernoulli_", "clamp_", "copy_", "delete_", "div_", "erfinv_", "exp_", "exponential_", "fill_",
+    "fill_diagonal_", "floor_", "floor_divide_", "index_add_", "index_copy_", "index_fill_", "index_put_", "log_",
+    "masked_fill_", "masked_scatter_", "mul_", "normal_", "put_", "random_", "remainder_", "scatter_",
+    "scatter_add_", "set_", "sigmoid_", "sign_", "sub_", "tanh_", "to_", "uniform_", "zero_",
+})
+# In-place methods whose out-of-place twin exists on mindspore.Tensor 2.10 with the same meaning (`hasattr`
+# checked; copy_/to_/random ones differ in meaning and are left out).
+OUT_OF_PLACE = {name: name[:-1] for name in (
+    "add_", "addmm_", "clamp_", "div_", "erfinv_", "exp_", "fill_", "fill_diagonal_", "floor_", "floor_divide_",
+    "index_add_", "index_fill_", "index_put_", "log_", "masked_fill_", "masked_scatter_", "mul_", "remainder_",
+    "scatter_", "scatter_add_", "sigmoid_", "sign_", "sub_", "tanh_")}
+
+
+def out_of_place_call(ctx, call: ast.Call):
+    """The out-of-place form of `t.<op>_(...)` and the imports it needs, or None when there is none."""
+    func = call.func
+    receiver = ctx.text(func.value)
+    if func.attr == "zero_" and not call.args and not call.keywords:
+        ops, imports = edits.reference(ctx.graph, "mindspore.ops")
+        return f"{ops}.zeros_like({receiver})", imports
+    if func.attr in OUT_OF_PLACE:
+        return f"{receiver}.{OUT_OF_PLACE[func.attr]}({_arguments(ctx, call)})", ()
+    return None
+
+
+class InplaceOnSlice(Rule):
+    """
+    ## What it does
+    Finds in-place updates of a slice in graph-compiled code: item assignment, augmented assignment or
+    `ops.assign` on a slice of a `Parameter` (`self.p[0:2] = v`), and in-place tensor methods called on a slice
+    (`x[1:].clamp_(0, 1)`, `boxes[i, :, 0::4].clamp_(...)` as ported from PyTorch).
+
+    ## Why it matters in graph mode
+    Measured on MindSpore 2.10 (CPU, LAX and STRICT alike): `self.p[0:1] = 5` in `construct` returns the new
+    value but **the Parameter is unchanged** after the call, and `ops.assign(self.p[0:1], v)` is a silent no-op;
+    no error, no warning. `x[1:].clamp_()` and `x[0].zero_()` fail to compile (`RuntimeError: Kernel select
+    failed`). MindTorch documents the same: in-place operators on slices do not take effect.
+
+    ## Example
+    ```python
+    class Memory(nn.Cell):
+        def construct(self, v):
+            self.bank[0:2] = v
+            boxes[:, 0::4].clamp_(0, 100)
+            return self.bank
+    ```
+
+    ## Use instead
+    ```python
+    class Memory(nn.Cell):
+        def construct(self, v):
+            bank = self.bank.copy()
+            bank[0:2] = v
+            ops.assign(self.bank, bank)
+            boxes[:, 0::4] = boxes[:, 0::4].clamp(0, 100)
+            return self.bank
+    ```
+
+    ## Fix
+    Safe for an in-place method on a slice used as a statement: `x[i].clamp_(a, b)` becomes
+    `x[i] = x[i].clamp(a, b)` (the form MindTorch recommends; `zero_()` becomes `ops.zeros_like(...)`), for the
+    methods whose out-of-place twin exists on `Tensor` with the same meaning. Unsafe for a Parameter slice: the statement becomes
+    a copy, the item assignment on the copy, and a whole-Parameter `ops.assign` (measured to update the Parameter
+    at both syntax levels); unsafe because the Parameter now really changes, which code may not expect.
+    """
+
+    code = "MSL040"
+    name = "inplace-on-slice"
+    severity = "error"
+    scope = "graph"
+    message = "{what} in graph code reached from `{entry}`: {consequence}"
+    call_names = INPLACE_METHODS | {"assign"}
+    fix_applicability = "safe"
+
+    def visit_assign(self, node: ast.Assign, ctx):
+        if len(node.targets) != 1 or node.targets[0].__class__ is not ast.Subscript:
+            return None  # only a slice can be updated (a plain return: no generator for most assignments)
+        return self._parameter_slice_update(ctx, node, node.targets[0], node.value, "=")
+
+    def visit_aug_assign(self, node: ast.AugAssign, ctx):
+        yield from self._parameter_slice_update(ctx, node, node.target, node.value, _OPERATORS.get(type(node.op)))
+
+    def visit_call(self, node: ast.Call, ctx):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in INPLACE_METHODS and isinstance(func.value, ast.Subscript):
+            yield self.report(ctx, node, what=f"in-place `{func.attr}` on the slice `{ctx.text(func.value)}`",
+                              consequence="fails to compile or has no effect on the sliced tensor",
+                              fix=self._method_fix(ctx, node))
+            return
+        if ctx.graph.qualname(func) in ("mindspore.ops.assign", "mindspore.ops.function.assign") and node.args:
+            parameter = self._parameter_of_slice(ctx, node.args[0])
+            if parameter is not None:
+                fix = None
+                if len(node.args) == 2 and isinstance(ctx.parent(node), ast.Expr):
+                    fix = self._parameter_fix(ctx, ctx.parent(node), node.args[0], node.args[1], "=", parameter)
+                yield self.report(ctx, node, what=f"`ops.assign` on a slice of Parameter `{ctx.text(parameter)}`",
+                                  consequence="a silent no-op: the Parameter keeps its value", fix=fix)
+
+    def _parameter_slice_update(self, ctx, statement, target, value, operator):
+        parameter = self._parameter_of_slice(ctx, target)
+        if parameter is None:
+            return
+        yield self.report(ctx, statement, what=f"update of a slice of Parameter `{ctx.text(parameter)}`",
+                          consequence="the update is silently lost, the Parameter keeps its value",
+                          fix=self._parameter_fix(ctx, statement, target, value, operator, parameter))
+
+    @staticmethod
+    def _parameter_of_slice(ctx, target: ast.AST) -> Optional[ast.Attribute]:
+        """`self.p` for a target `self.p[...]` (or `self.p[i][j]`) where `p` is a Parameter of the Cell."""
+        if not isinstance(target, ast.Subscript):
+            return None
+        while isinstance(target, ast.Subscript):
+            target = target.value
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+            return None
+        tensors = ctx.graph.tensors(target)
+        if not tensors.is_self(target.value):
+            return None
+        owner = ctx.graph.owner_class(tensors.method())
+        if owner is not None and any(target.attr in s.parameters for s in ctx.graph.mro(owner)):
+            return target
+        return None
+
+    @staticmethod
+    def _method_fix(ctx, call: ast.Call) -> Optional[Fix]:
+        statement = ctx.parent(call)
+        replacement = out_of_place_call(ctx, call)
+        if not isinstance(statement, ast.Expr) or replacement is None:
+            return None
+        content, imports = replacement
+        return Fix("safe", f"Assign the out-of-place result back to `{ctx.text(call.func.value)}`",
+                   (ctx.replace(call, f"{ctx.text(call.func.value)} = {content}"),), imports)
+
+    @staticmethod
+    def _parameter_fix(ctx, statement, target, value, operator, parameter) -> Optional[Fix]:
+        if operator is None or not isinstance(target, ast.Subscript) or target.value is not parameter:
+            return None
+        ops, imports = edits.reference(ctx.graph, "mindspore.ops")
+        copy = f"{parameter.attr}_updated"
+        indent = ctx.indentation(statement)
+        index = ctx.text(target.slice)
+        lines = [f"{copy} = {ctx.text(parameter)}.copy()",
+                 f"{indent}{copy}[{index}] {operator} {ctx.text(value)}",
+                 f"{indent}{ops}.assign({ctx.text(parameter)}, {copy})"]
+        return Fix("unsafe", f"Update a copy and assign the whole Parameter with `{ops}.assign`",
+                   (ctx.replace(statement, "\n".join(lines)),), imports)
+
+
+def _arguments(ctx, call: ast.Call) -> str:
+    parts = [ctx.text(a) for a in call.args] + [
+        f"{k.arg}={ctx.text(k.value)}" if k.arg else f"**{ctx.text(k.value)}" for k in call.keywords]
+    return ", ".join(parts)
+
+
+_OPERATORS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=", ast.Mod: "%=",
+              ast.Pow: "**=", ast.BitAnd: "&=", ast.BitOr: "|=", ast.BitXor: "^=", ast.MatMult: "@="}

@@ -1,0 +1,137 @@
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterator, List, Optional
+
+from ms_lint.analysis import framework
+from ms_lint.analysis.graph import enclosing_function
+from ms_lint.rule import Rule
+
+GLOBAL_SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed"})
+RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_group_rank_from_world_rank"})
+RANK_VARIABLES = frozenset({"RANK_ID", "RANK", "LOCAL_RANK", "DEVICE_ID", "OMPI_COMM_WORLD_RANK",
+                            "OMPI_COMM_WORLD_LOCAL_RANK", "MS_NODE_ID"})
+RANK_NAMES = re.compile(r"^(local_|global_|node_)?rank(_?id|_index)?$|^device_id$", re.I)
+RANDOM_PREFIXES = ("random.", "numpy.random.", "secrets.", "uuid.")
+RANDOM_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.monotonic", "os.getpid",
+                          "os.urandom", "datetime.datetime.now"})
+# text that marks a module as part of a distributed job
+DISTRIBUTED_MARKERS = ("mindspore.communication", "set_auto_parallel_context", "get_rank", "RANK_ID", "init(")
+_DEPTH = 4
+
+
+class RankDependentSeed(Rule):
+    """
+    ## What it does
+    Finds `mindspore.set_seed(...)` whose argument depends on the process's rank (`get_rank()`,
+    `get_local_rank()`, a `rank`/`rank_id`/`local_rank`/`device_id` variable, parameter or attribute, the
+    `RANK_ID`/`RANK`/`LOCAL_RANK`/`DEVICE_ID` environment variables), directly or through local variables, or on
+    a random draw (`random.*`, `np.random.*`, `time.time()`, `os.getpid()`) in a module of a distributed job.
+
+    Not reported: seeds of the data pipeline or of NumPy offset by rank (`ds.config.set_seed(seed + rank)`,
+    `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution.
+
+    ## Why it matters in graph mode
+    The global seed decides the initial weights, so ranks seeded differently start from different models while
+    data parallelism averages their gradients as if they were one: training silently degrades. Measured on
+    MindSpore 2.10 (CPU): `set_seed(7)` and `set_seed(7 + 1)` give different `nn.Dense(4, 3)` weights,
+    `set_seed(7)` twice the same ones; `ms.set_seed(1)` also seeds numpy and `random` (same draws as
+    `np.random.seed(1)`/`random.seed(1)`). Beware too that `ds.config.set_seed` reseeds numpy and `random` (its
+    docstring says so) and the initializers draw from numpy: measured, `ms.set_seed(1)` followed by
+    `ds.config.set_seed(1 + rank)` gives different weights per rank, so set rank-dependent data seeds after the
+    network is built (or shard the dataset with `num_shards`/`shard_id` instead).
+
+    ## Example
+    ```python
+    rank_id = get_rank()
+    ms.set_seed(args.seed + rank_id)
+    net = Net()
+    ```
+
+    ## Use instead
+    ```python
+    ms.set_seed(args.seed)
+    net = Net()
+    dataset = ds.ImageFolderDataset(path, num_shards=get_group_size(), shard_id=get_rank())
+    ```
+
+    ## Fix
+    None: whether the rank offset was meant for something else (augmentation diversity) is the author's call.
+    """
+
+    code = "MSL054"
+    name = "rank-dependent-seed"
+    severity = "error"
+    scope = "module"
+    message = ("`{call}` depends on {what}: every rank seeds differently and initialises different weights; "
+               "use the same seed on every rank")
+    needles = ("set_seed",)
+    call_names = framework.last_names(GLOBAL_SEEDS)
+
+    def visit_call(self, node: ast.Call, ctx):
+        if ctx.graph.qualname(node.func) not in GLOBAL_SEEDS:
+            return
+        seed = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "seed"), None)
+        if seed is None:
+            return
+        scope = enclosing_function(node) or ctx.tree
+        what = _dependence(ctx, seed, scope, _DEPTH)
+        if what is None:
+            return
+        if what.startswith("a random") and not any(m in ctx.source.text for m in DISTRIBUTED_MARKERS):
+            return
+        call = " ".join(ctx.text(node).split())
+        yield self.report(ctx, node, call=call if len(call) <= 60 else f"{ctx.text(node.func)}(...)", what=what)
+
+
+def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
+    """What rank-dependent or random value `expr` is built from, or None."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call):
+            qualname = ctx.graph.qualname(node.func) or ""
+            last = qualname.rpartition(".")[2] or _attr_name(node.func)
+            if last in RANK_CALLS:
+                return f"the rank (`{ctx.text(node)}`)"
+            if qualname in ("os.getenv", "os.environ.get") and node.args and _rank_variable(node.args[0]):
+                return f"the rank (`{ctx.text(node)}`)"
+            if qualname.startswith(RANDOM_PREFIXES) or qualname in RANDOM_CALLS:
+                return f"a random draw (`{ctx.text(node)}`)"
+        elif isinstance(node, ast.Subscript) and ctx.graph.qualname(node.value) == "os.environ" and \
+                _rank_variable(node.slice):
+            return f"the rank (`{ctx.text(node)}`)"
+        elif isinstance(node, ast.Attribute) and RANK_NAMES.match(node.attr):
+            return f"the rank (`{ctx.text(node)}`)"
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if RANK_NAMES.match(node.id):
+                return f"the rank (`{node.id}`)"
+            if depth > 0:
+                for value in _assigned(scope, node.id):
+                    found = _dependence(ctx, value, scope, depth - 1)
+                    if found is not None:
+                        return found
+    return None
+
+
+def _assigned(scope, name: str) -> Iterator[ast.expr]:
+    """Values assigned to `name` in the function (or module) body, not in nested definitions."""
+    body: List[ast.AST] = list(scope.body) if isinstance(scope.body, list) else [scope.body]
+    stack = body
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            yield node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name) and \
+                node.target.id == name and node.value is not None:
+            yield node.value
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _rank_variable(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value in RANK_VARIABLES
+
+
+def _attr_name(expr: ast.expr) -> str:
+    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")

@@ -1,0 +1,475 @@
+from __future__ import annotations
+
+import ast
+import itertools
+from typing import Dict, List, Optional, Set, Tuple
+
+from ms_lint.fixing import edits
+from ms_lint.analysis import framework
+from ms_lint.analysis.graph import enclosing_function, parent_of, walk
+from ms_lint.analysis.imports import statements
+from ms_lint.rule import Edit, Fix, Rule
+
+# PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
+MISSING = {"cuda": ("tensor", "cell"), "cpu": ("tensor", "cell"), "detach": ("tensor",), "backward": ("tensor",)}
+# Device names `Tensor.to` / `Cell.to` reject in 2.10 (measured: "cuda", "cuda:0", "gpu", "GPU", "mps", "xpu";
+# "cpu", "CPU", "Ascend", "npu" and "meta" are accepted).
+TORCH_DEVICES = ("cuda", "gpu", "mps", "xpu")
+# Tensor methods returning tensors: `t.reshape(2, 3).size()` is still a tensor's `size`.
+_TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "transpose", "permute", "squeeze",
+                             "unsqueeze", "expand_dims", "flatten", "copy", "clone", "contiguous", "abs", "sum",
+                             "mean", "exp", "log", "sqrt", "matmul", "to", "type_as"})
+_MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")
+_MAX_DEPTH = 8
+_BINDING_NODES = "_msl064_binding_nodes"  # index on a function or module node: see _binding_nodes
+_USES_MINDTORCH = "_msl064_uses_mindtorch"  # cache on the module's tree: see _uses_mindtorch
+_BINDING_KINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                            ast.withitem, ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
+                            ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_ON = {"tensor": "on a MindSpore tensor", "cell": "on a MindSpore Cell"}
+_NO_GRAD = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode")
+_NO_GRAD_NAMES = frozenset(qualname.rpartition(".")[2] for qualname in _NO_GRAD)
+
+
+class TorchTensorApi(Rule):
+    """
+    ## What it does
+    Finds PyTorch-only calls on MindSpore tensors and Cells: `.cuda()`, `.cpu()`, `.detach()`, `.backward()`,
+    `.size()`/`.size(dim)`, `.to("cuda")`/`.to(torch.device(...))`, and PyTorch's `torch.device(...)` and
+    `torch.no_grad()` applied to MindSpore code.
+
+    The receiver must be known to be MindSpore's. In graph code (`construct` and what it reaches) that is a tensor
+    by the tensor-value analysis. In host code it is a value the module provably builds with MindSpore: a
+    `Tensor`/`Parameter`, the result of a `mindspore.ops`/`mindspore.numpy`/`mindspore.mint` call, a MindSpore
+    `nn.Cell` subclass instance, a name all of whose bindings in its scope are such values, a `Tensor`-annotated
+    argument, or a `self.<Parameter>`. `torch.device(...)` is reported when it reaches `.to(...)` of such a value
+    or a `device=` argument of a MindSpore call; `torch.no_grad()` when the `with` block (or the function it
+    decorates) calls MindSpore and never mentions `torch`. Modules that import MindTorch are skipped: its tensors
+    and modules implement these methods.
+
+    ## Why it matters in graph mode
+    Measured on MindSpore 2.10: `Tensor` has no `cuda`, `cpu`, `detach`, `backward` (`AttributeError: 'Tensor'
+    object has no attribute 'cuda'`), and `Cell` has no `cuda`/`cpu` (`AttributeError: The 'Dense' object has no
+    attribute 'cuda'.`). `Tensor.size` is a property, the element count, so `x.size()` and `x.size(0)` raise
+    `TypeError: 'int' object is not callable` (in `construct`: `ValueError: The object is not callable.` at
+    compile). `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to'
+    to enum.`, on Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
+    does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
+    `torch.no_grad()` around MindSpore code does nothing but make the module need PyTorch (a warning).
+    `.view`, `.permute`, `.item`, `.float`, `.to(dtype)` and `.to("cpu")` exist in 2.10 and are not reported
+    (`.to("cpu")` in graph code does not compile on the CPU backend, `Unsupported op [CopyToHost] on CPU`,
+    measured; that is a device limit, not PyTorch's API).
+
+    ## Example
+    ```python
+    class Head(nn.Cell):
+        def construct(self, x):
+            batch = x.size(0)
+            return x.view(batch, -1).detach()
+    ```
+
+    ## Use instead
+    ```python
+    class Head(nn.Cell):
+        def construct(self, x):
+            batch = x.shape[0]
+            return ops.stop_gradient(x.view(batch, -1))
+    ```
+
+    ## Fix
+    Safe: `.size()` becomes `.shape` and `.size(i)`/`.size(dim=i)` `.shape[i]` (the call raised before);
+    `x.detach()` becomes `ops.stop_gradient(x)`, MindSpore's way to cut the gradient, in graph and PyNative mode.
+    The others have no fix: device placement is `mindspore.set_device(...)`, backward is
+    `mindspore.value_and_grad`.
+    """
+
+    code = "MSL064"
+    name = "torch-tensor-api"
+    severity = "error"
+    scope = "module"
+    message = "`{call}` {where}: {consequence}"
+    fix_applicability = "safe"
+    needles = (".size(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch")
+    call_names = frozenset(MISSING) | {"size", "to"}
+
+    def visit_call(self, node: ast.Call, ctx):
+        func = node.func
+        if not isinstance(func, ast.Attribute):
+            return
+        method = func.attr
+        if method not in MISSING and method not in ("size", "to") or _uses_mindtorch(ctx):
+            return
+        # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
+        shown = _torch_device(ctx, _device_argument(node)) if method == "to" else None
+        if method == "to" and shown is None:
+            return
+        kind = self._receiver_kind(ctx, func.value, node)
+        if kind is None:
+            return
+        call = f"{_short(ctx, func.value)}.{method}(...)" if node.args or node.keywords else \
+            f"{_short(ctx, func.value)}.{method}()"
+        compiled = ctx.graph.is_compiled(node)
+        if method == "size":
+            if kind != "tensor":
+                return
+            failure = ("fails to compile (`ValueError: The object is not callable.`; TypeError in PyNative)"
+                       if compiled else "raises TypeError")
+            yield self.report(ctx, node, call=call, where=_ON[kind],
+                              consequence=f"`size` is the element count (an int) in MindSpore, so calling it "
+                                          f"{failure}; use `.shape`", fix=self._size_fix(ctx, node))
+        elif method == "to":
+            yield self.report(ctx, node, call=call, where=_ON[kind],
+                              consequence=f"MindSpore 2.10 rejects the device {shown} (ValueError: Failed to "
+                                          f"convert ... to enum); place work with `mindspore.set_device`")
+        elif kind in MISSING[method]:
+            yield self.report(ctx, node, call=call, where=_ON[kind], consequence=_missing(method, kind, compiled),
+                              fix=self._detach_fix(ctx, node) if method == "detach" else None)
+
+    def visit_with(self, node: ast.With, ctx):
+        for item in node.items:
+            if _is_no_grad(ctx, item.context_expr, enclosing_function(node)) and not _uses_mindtorch(ctx) \
+                    and _only_mindspore(ctx, node):
+                yield self._no_grad(ctx, item.context_expr)
+
+    def visit_function_def(self, node: ast.FunctionDef, ctx):
+        for decorator in node.decorator_list:
+            # a decorator's names resolve in the scope of the function it decorates (`GraphScope.qualname`)
+            if _is_no_grad(ctx, decorator, node) and not _uses_mindtorch(ctx) and _only_mindspore(ctx, node):
+                yield self._no_grad(ctx, decorator)
+
+    def visit_keyword(self, node: ast.keyword, ctx):
+        """`ops.zeros(2, device=torch.device("cuda"))`: a PyTorch device handed to MindSpore."""
+        if node.arg != "device":
+            return None  # most keywords (a plain return: no generator for them)
+        return self._device(node, ctx)
+
+    def _device(self, node: ast.keyword, ctx):
+        call = ctx.parent(node)
+        if not isinstance(call, ast.Call) or _uses_mindtorch(ctx):
+            return
+        qualname = ctx.graph.qualname(call.func) or ""
+        if qualname.startswith("mindspore.") and _is_torch_device_call(ctx, node.value):
+            yield self.report(ctx, node.value, call=f"{ctx.text(node.value.func)}(...)", where="passed to MindSpore",
+                              consequence=f"`{qualname}` takes MindSpore device names, not a PyTorch device")
+
+    def _no_grad(self, ctx, expr: ast.expr):
+        return self.report(ctx, expr, severity="warning", call=ctx.text(expr), where="around MindSpore code",
+                           consequence="PyTorch's grad mode has no effect on MindSpore (gradients come only from "
+                                       "`mindspore.grad`/`value_and_grad`); it only makes the module need PyTorch")
+
+    # ----- what the receiver is -------------------------------------------------------------------------------
+    def _receiver_kind(self, ctx, receiver: ast.expr, call: ast.Call) -> Optional[str]:
+        if _mentions_torch(ctx, receiver):
+            return None
+        if ctx.graph.is_compiled(call):
+            tensors = ctx.graph.tensors(call)
+            cell = ctx.graph.cell_of(enclosing_function(call))
+            if cell is not None and cell.kind == "module":
+                return None
+            return "tensor" if tensors.is_graph_tensor(receiver) else None
+        return _host_kind(ctx, receiver, {}, 0)
+
+    # ----- fixes ----------------------------------------------------------------------------------------------
+    @staticmethod
+    def _size_fix(ctx, node: ast.Call) -> Optional[Fix]:
+        func = node.func
+        row, column = ctx.end(func)
+        if func.end_lineno != node.end_lineno:
+            return None
+        dimension = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dim"), None)
+        if len(node.args) + len(node.keywords) > (1 if dimension is not None else 0):
+            return None
+        replacement = "shape" if dimension is None else f"shape[{ctx.text(dimension)}]"
+        edit = Edit(replacement, (row, column - len("size")), ctx.end(node))
+        return Fix("safe", f"Use `.{replacement}`", (edit,))
+
+    @staticmethod
+    def _detach_fix(ctx, node: ast.Call) -> Optional[Fix]:
+        if node.args or node.keywords:
+            return None
+        ops, imports = edits.reference(ctx.graph, "mindspore.ops")
+        return Fix("safe", f"Use `{ops}.stop_gradient`",
+                   (ctx.replace(node, f"{ops}.stop_gradient({ctx.text(node.func.value)})"),), imports)
+
+
+def _missing(method: str, kind: str, compiled: bool) -> str:
+    owner = "Tensor" if kind == "tensor" else "Cell"
+    where = "AttributeError, at compile time in graph mode" if compiled else "AttributeError"
+    advice = {"cuda": "place work with `mindspore.set_device`", "cpu": "place work with `mindspore.set_device`",
+              "detach": "use `ops.stop_gradient`", "backward": "compute gradients with `mindspore.value_and_grad`"}
+    return f"MindSpore's {owner} has no `{method}` ({where}); {advice[method]}"
+
+
+def _short(ctx, expr: ast.expr) -> str:
+    text = ctx.text(expr)
+    if len(text) > 30 or "\n" in text:
+        return "..."
+    return text if isinstance(expr, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)) else f"({text})"
+
+
+def _device_argument(call: ast.Call) -> Optional[ast.expr]:
+    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device"), None)
+
+
+def _uses_mindtorch(ctx) -> bool:
+    """Computed once per module: every candidate call asks."""
+    found = getattr(ctx.tree, _USES_MINDTORCH, None)
+    if found is None:
+        imports = ctx.graph.imports
+        found = imports.mstorch or any(target.partition(".")[0] == "mindtorch" for target in imports.names.values())
+        setattr(ctx.tree, _USES_MINDTORCH, found)
+    return found
+
+
+def _mentions_torch(ctx, expr: ast.expr) -> bool:
+    for node in walk(expr):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            qualname = ctx.graph.qualname(node)
+            if qualname and qualname.partition(".")[0] in ("torch", "torchvision"):
+                return True
+    return False
+
+
+def _torch_device(ctx, expr: Optional[ast.expr]) -> Optional[str]:
+    """How to show `expr` if it is a PyTorch device: a "cuda..." string, `torch.device(...)`, or a name bound
+    only to one of those in its scope."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str) \
+            and expr.value.lower().startswith(TORCH_DEVICES):
+        return repr(expr.value)
+    if _is_torch_device_call(ctx, expr):
+        return f"`{ctx.text(expr)}`" if len(ctx.text(expr)) < 40 else "`torch.device(...)`"
+    if isinstance(expr, ast.Name):
+        values = _bindings(ctx, expr)
+        if values and all(_torch_device(ctx, v) is not None for v in values if v is not expr):
+            return f"`{expr.id}` (a PyTorch device)"
+    return None
+
+
+def _is_torch_device_call(ctx, expr) -> bool:
+    return isinstance(expr, ast.Call) and ctx.graph.qualname(expr.func) == "torch.device"
+
+
+def _is_no_grad(ctx, expr: ast.expr, function) -> bool:
+    """`expr` (read in `function`, None at module level) is `torch.no_grad`, `torch.no_grad()`..."""
+    func = expr.func if isinstance(expr, ast.Call) else expr
+    if not _may_end_in(ctx, func, function, _NO_GRAD_NAMES):
+        return False
+    return ctx.graph.qualname(func) in _NO_GRAD
+
+
+def _may_end_in(ctx, expr: ast.expr, function, last_names) -> bool:
+    """Can `ctx.graph.qualname(expr)` (`expr` read in `function`) end in one of `last_names`? Spares resolving
+    the scopes of most expressions: an attribute's qualname ends in the attribute; a name that no import in its
+    function binds resolves through the module's names (whose targets `last_name` reads), to `builtins.<name>`
+    or to nothing; anything else has no qualname."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in last_names
+    if not isinstance(expr, ast.Name):
+        return False
+    return (ctx.graph.last_name(expr) or expr.id) in last_names or (
+        function is not None and ctx.graph.spells_import(function))
+
+
+def _only_mindspore(ctx, block) -> bool:
+    """The body of `block` (a `with` or a `def`) calls MindSpore (a `mindspore.*` function or class, or a
+    MindSpore Cell the module builds) and never mentions PyTorch."""
+    calls_mindspore = False
+    for stmt in block.body:
+        for node in walk(stmt):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                qualname = ctx.graph.qualname(node) or ""
+                if qualname.partition(".")[0] in ("torch", "torchvision"):
+                    return False
+            if isinstance(node, ast.Call) and not calls_mindspore:
+                qualname = ctx.graph.qualname(node.func) or ""
+                calls_mindspore = qualname.startswith("mindspore.") or _host_kind(ctx, node.func, {}, 0) == "cell"
+    return calls_mindspore
+
+
+# ----- host values provably built with MindSpore --------------------------------------------------------------
+def _host_kind(ctx, expr: ast.expr, memo: Dict[int, Optional[str]], depth: int) -> Optional[str]:
+    """"tensor" or "cell" if `expr` provably holds a MindSpore tensor or Cell in host code, else None."""
+    if depth > _MAX_DEPTH:
+        return None
+    key = id(expr)
+    if key in memo:
+        return memo[key]
+    memo[key] = None
+    result = _host_kind_of(ctx, expr, memo, depth + 1)
+    memo[key] = result
+    return result
+
+
+def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
+    graph = ctx.graph
+    if isinstance(expr, ast.Call):
+        qualname = graph.qualname(expr.func)
+        if qualname and _is_mindspore_tensor_call(qualname):
+            return "tensor"
+        if qualname and _is_mindspore_cell_class(ctx, qualname):
+            return "cell"
+        if isinstance(expr.func, ast.Call):  # ops.ReLU()(x)
+            inner = graph.qualname(expr.func.func) or ""
+            if inner.startswith("mindspore.ops.") and inner.rpartition(".")[2][:1].isupper() \
+                    and not framework.returns_metadata(inner):
+                return "tensor"
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _TENSOR_METHODS:
+            receiver = _host_kind(ctx, expr.func.value, memo, depth)
+            return receiver if receiver == "tensor" or expr.func.attr == "to" else None
+        return None
+    if isinstance(expr, ast.Name):
+        values = _bindings(ctx, expr)
+        if not values:
+            return None
+        kinds = {_annotated_kind(ctx, v) if isinstance(v, ast.arg) else _host_kind(ctx, v, memo, depth)
+                 for v in values}
+        return kinds.pop() if len(kinds) == 1 else None
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return _self_parameter(ctx, expr)
+    if isinstance(expr, ast.Subscript):
+        return "tensor" if _host_kind(ctx, expr.value, memo, depth) == "tensor" else None
+    if isinstance(expr, ast.BinOp):
+        kinds = [_host_kind(ctx, o, memo, depth) for o in (expr.left, expr.right)]
+        numbers = [isinstance(o, ast.Constant) and type(o.value) in (int, float) for o in (expr.left, expr.right)]
+        if "tensor" in kinds and all(k == "tensor" or n for k, n in zip(kinds, numbers)):
+            return "tensor"
+    return None
+
+
+def _is_mindspore_tensor_call(qualname: str) -> bool:
+    if qualname.startswith("mindspore.") and (qualname in framework.TENSOR_CLASSES
+                                              or qualname in framework.PARAMETER_CLASSES):
+        return True
+    return qualname.startswith(_MINDSPORE_TENSOR_PACKAGES) and not qualname.rpartition(".")[2][:1].isupper() \
+        and framework.returns_tensor(qualname)
+
+
+def _is_mindspore_cell_class(ctx, qualname: str) -> bool:
+    for cell in ctx.graph.cells.values():
+        if cell.summary.qualname == qualname:
+            return cell.kind == "cell" and not cell.assumed
+    return ctx.graph.index.class_kind(qualname) == "cell"
+
+
+def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
+    if arg.annotation is None:
+        return None
+    qualname = ctx.graph.qualname(arg.annotation) or ""
+    return "tensor" if qualname.startswith("mindspore.") and qualname in framework.TENSOR_CLASSES else None
+
+
+def _self_parameter(ctx, expr: ast.Attribute) -> Optional[str]:
+    function = enclosing_function(expr)
+    owner = ctx.graph.owner_class(function) if function is not None else None
+    if owner is None or not function.args.args or expr.value.id != function.args.args[0].arg:
+        return None
+    return "tensor" if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)) else None
+
+
+def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
+    """Every value bound to `name` in its scope (the function it is in, else the module): assigned values, or
+    the `ast.arg` of a parameter. Empty when any binding is of another form (loop target, unpacking, `with`,
+    augmented assignment, import, `global`), which the rule does not follow."""
+    function = enclosing_function(name)
+    if function is not None and name.id not in ctx.graph.local_names(function):
+        function = None  # a module name read inside a function
+    values: List[ast.AST] = []
+    if function is not None:
+        arguments = function.args
+        for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+            if arg.arg == name.id:
+                values.append(arg)
+    for node in _binding_nodes(ctx, function, name.id):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id == name.id:
+                    values.append(node.value)
+                elif any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(target)):
+                    return []
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name.id:
+            if node.value is None:
+                continue
+            values.append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
+                               ast.NamedExpr)):
+            target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+            if target is not None and any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(target)):
+                return []
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name.id in node.names:
+            return []
+        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [(a.asname or a.name).partition(".")[0] for a in node.names] if isinstance(
+                node, (ast.Import, ast.ImportFrom)) else [node.name]
+            if name.id in bound:
+                return []
+    return values
+
+
+def _binding_nodes(ctx, function, name: str) -> List[ast.AST]:
+    """The nodes that can bind `name` in a function (its body, nested scopes included) or, for None, at module
+    level, in walk order: indexed by the names they concern once per scope, as every name read there is looked
+    up among them."""
+    scope = function if function is not None else ctx.tree
+    index = getattr(scope, _BINDING_NODES, None)
+    if index is None:
+        if function is not None:  # read off the module's preorder, then put back in walk order below
+            nodes = itertools.islice(ctx.graph.order, *ctx.graph.body_span(function))
+        else:
+            nodes = (node for stmt in statements(ctx.tree.body) for node in _shallow(stmt))
+        index = {}
+        for node in nodes:
+            if node.__class__ in _BINDING_KINDS:  # node classes are final: one set lookup per node
+                for concerned in _concerned_names(node):
+                    index.setdefault(concerned, []).append(node)
+        if function is not None:
+            body = function.body if isinstance(function.body, list) else [function.body]
+            statement_of = {id(stmt): position for position, stmt in enumerate(body)}
+            for found in index.values():
+                if len(found) > 1:  # a stable sort keeps the preorder among equals
+                    found.sort(key=lambda node: _walk_position(node, function, statement_of))
+        setattr(scope, _BINDING_NODES, index)
+    return index.get(name, [])
+
+
+def _walk_position(node, function, statement_of) -> Tuple[int, int]:
+    """(body statement, depth in it): with preorder among equals, the order of `walk(stmt) for stmt in body`
+    (breadth first in each statement)."""
+    depth = 0
+    while parent_of(node) is not function:
+        node, depth = parent_of(node), depth + 1
+    return statement_of[id(node)], depth
+
+
+def _concerned_names(node: ast.AST) -> Set[str]:
+    """Every name `_bindings` can match on a binding node."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).partition(".")[0] for a in node.names}
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return set(node.names)
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    else:
+        targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
+    names = set()
+    for target in targets:
+        if target.__class__ is ast.Name:  # most targets: nothing under them to walk
+            names.add(target.id)
+        elif target is not None:
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def _shallow(stmt: ast.stmt):
+    """The nodes of a module-level statement, not entering function or class bodies."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield stmt
+        return
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.stmt)):
+                stack.append(child)
