@@ -9,8 +9,10 @@ from typing import List, Optional, Sequence
 
 from ms_lint import __version__, formats, runner
 from ms_lint.formats import fixable
-from ms_lint.config import SYNTAX_LEVELS, TARGETS, ConfigError, load, override
-from ms_lint.engine import Linter, all_rules, pylint_id, rule_by_code
+from ms_lint.config import ConfigError, load, override
+from ms_lint.settings import SYNTAX_LEVELS, TARGETS
+from ms_lint.catalog import all_rules, pylint_id, rule_by_code
+from ms_lint.engine import Linter
 from ms_lint.files import discover
 from ms_lint.rule import Diagnostic
 

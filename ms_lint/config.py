@@ -1,81 +1,27 @@
-"""Settings: `[tool.ms_lint]` in the nearest pyproject.toml, overridden by command-line flags.
+"""Reading the settings: `[tool.ms_lint]` in the nearest pyproject.toml, overridden by command-line flags.
 
 Every front end builds its Settings here, so the CLI, pylint and flake8 read one configuration the same way.
+Rule codes are checked against the catalog, so a typo is an error that names the nearest code.
 """
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import os
 import sys
-from dataclasses import dataclass, replace
-from typing import Iterable, Mapping, Optional, Tuple
+from dataclasses import replace
+from typing import Mapping, Optional, Tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
-SYNTAX_LEVELS = ("lax", "strict")
-TARGETS = ("any", "cpu", "gpu", "ascend")
+from ms_lint import catalog
+from ms_lint.settings import SYNTAX_LEVELS, TARGETS, Settings
 
 
 class ConfigError(Exception):
     """A configuration problem, worded for the user (names the file and the key)."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    select: Tuple[str, ...] = ()  # empty: every rule except info-level ones
-    extend_select: Tuple[str, ...] = ()
-    ignore: Tuple[str, ...] = ()
-    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
-    syntax_level: Optional[str] = None  # None: detect from the code, else LAX
-    target: Optional[str] = None  # None: detect from the code, else "any"
-    severity: Tuple[Tuple[str, str], ...] = ()  # per-rule severity overrides
-    exclude: Tuple[str, ...] = ()
-    extend_exclude: Tuple[str, ...] = ()
-    respect_gitignore: bool = True  # skip what .gitignore files (and .git/info/exclude) ignore
-    validate: Tuple[Tuple[str, object], ...] = ()  # [tool.ms_lint.validate], used by fix validation
-    config_path: Optional[str] = None  # the pyproject.toml these came from
-
-    @property
-    def root(self) -> str:
-        return os.path.dirname(self.config_path) if self.config_path else os.getcwd()
-
-    def severity_of(self, code: str, default: str) -> str:
-        return dict(self.severity).get(code, default)
-
-    def ignored_in(self, path: str) -> Tuple[str, ...]:
-        """Codes/prefixes that per-file-ignores switch off for `path`."""
-        relative = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
-        name = os.path.basename(path)
-        codes = []
-        for pattern, ignored in self.per_file_ignores:
-            if fnmatch.fnmatch(relative, pattern) or ("/" not in pattern and fnmatch.fnmatch(name, pattern)):
-                codes.extend(ignored)
-        return tuple(codes)
-
-    def is_selected(self, code: str, default_severity: str, path: Optional[str] = None) -> bool:
-        """Ruff's semantics: the most specific matching selector wins; `ALL` selects everything."""
-        selectors = self.select or ("DEFAULT",)
-        chosen = _best_match(code, (*selectors, *self.extend_select), default_severity)
-        ignored = _best_match(code, (*self.ignore, *(self.ignored_in(path) if path else ())), default_severity)
-        return chosen > ignored
-
-
-def _best_match(code: str, selectors: Iterable[str], default_severity: str) -> int:
-    """Length of the most specific selector matching `code` (0 for ALL/DEFAULT), -1 for none."""
-    best = -1
-    for selector in selectors:
-        if selector == "ALL":
-            best = max(best, 0)
-        elif selector == "DEFAULT":
-            if default_severity != "info":
-                best = max(best, 0)
-        elif code.startswith(selector):
-            best = max(best, len(selector))
-    return best
 
 
 # key in pyproject -> (Settings field, converter)
@@ -90,15 +36,9 @@ def _codes(value, key: str) -> Tuple[str, ...]:
 
 
 def _check_selector(code: str, key: str) -> None:
-    from ms_lint.engine import all_rules
-
-    if code in ("ALL",):
-        return
-    known = [rule.code for rule in all_rules()]
-    if not any(k.startswith(code) for k in known) or not code.startswith("MSL"):
-        hint = difflib.get_close_matches(code, known, n=1)
-        raise ConfigError(f"`{key}`: unknown rule code or prefix {code!r}"
-                          + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+    problem = catalog.selector_problem(code)
+    if problem:
+        raise ConfigError(f"`{key}`: {problem}")
 
 
 def _choice(choices):
@@ -117,14 +57,13 @@ def _per_file_ignores(value, key):
 
 
 def _severities(value, key):
-    from ms_lint.engine import rule_by_code
-
     if not isinstance(value, dict):
         raise ConfigError(f"`{key}` must be a table of CODE = \"error\" | \"warning\" | \"info\", got {value!r}")
     result = []
     for code, severity in value.items():
-        if rule_by_code(code) is None:
-            raise ConfigError(f"`{key}`: unknown rule code {code!r}")
+        problem = catalog.code_problem(code)
+        if problem:
+            raise ConfigError(f"`{key}`: {problem}")
         if severity not in ("error", "warning", "info"):
             raise ConfigError(f"`{key}.{code}` must be \"error\", \"warning\" or \"info\", got {severity!r}")
         result.append((code, severity))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ms_lint.engine import all_rules, pylint_id
+from ms_lint.catalog import all_rules, pylint_id
 
 SEVERITY_TEXT = {
     "error": "error",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
-from ms_lint.config import Settings
+from ms_lint.settings import Settings
 from ms_lint.pathspec import PathSpec
 
 # Never descended into unless named explicitly (as ruff does); `exclude` replaces them, `extend-exclude` adds.

@@ -101,7 +101,7 @@ _SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 def sarif(diagnostics, files, applicabilities) -> str:
     """SARIF 2.1.0 as GitHub code scanning reads it; fingerprints are left to the uploader."""
-    from ms_lint.engine import all_rules
+    from ms_lint.catalog import all_rules
 
     rules = list(all_rules())
     index = {rule.code: position for position, rule in enumerate(rules)}

@@ -32,6 +32,7 @@ from ms_lint.fixing.passes import fix_source
 from ms_lint.engine import Linter
 from ms_lint.fixing.apply import apply_fixes
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
+from ms_lint.settings import Settings
 from ms_lint.source import SourceFile, module_name
 
 SOURCE = "ms-lint"
@@ -122,7 +123,7 @@ class MsLintServer(LanguageServer):
         self.cancel(uri)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    def settings(self, path: str) -> config.Settings:
+    def settings(self, path: str) -> Settings:
         try:
             settings = config.load(path)
         except config.ConfigError as error:
@@ -132,7 +133,7 @@ class MsLintServer(LanguageServer):
                 logger.error("%s", message)
                 self._log(types.MessageType.Error, message)
                 self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
-            return config.Settings()
+            return Settings()
         self._config_errors.pop(path, None)
         return settings
 

@@ -9,8 +9,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterator, Optional, Tuple
 
+from ms_lint.analysis.compile_context import CompileContext
+from ms_lint.analysis.graph import parent_of
+from ms_lint.source import SourceFile
+
 if TYPE_CHECKING:
-    from ms_lint.engine import Context
+    from ms_lint.analysis.graph import GraphScope
+    from ms_lint.settings import Settings
 
 SEVERITIES = ("error", "warning", "info")
 # "level": warning under LAX, error under STRICT (see RULES.md, "Syntax level").
@@ -31,10 +36,6 @@ class Edit:
     content: str
     location: Position
     end_location: Position
-
-    @classmethod
-    def replace(cls, node: ast.AST, content: str) -> "Edit":
-        return cls(content, (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))
 
     @classmethod
     def insert(cls, position: Position, content: str) -> "Edit":
@@ -80,6 +81,79 @@ class Diagnostic:
 
     def sort_key(self):
         return (self.path, self.row, self.column, self.code)
+
+
+class Context:
+    """What a rule sees of the module being linted: its source and tree, the analyses, the settings.
+
+    `graph` knows the Cells and the compiled functions (`ms_lint.analysis.graph`); `walk` is the module's one
+    preorder walk (parents, spans, nodes by class); `names` resolves names through imports and scopes.
+    """
+
+    def __init__(self, source: SourceFile, tree: ast.Module, graph: "GraphScope", settings: "Settings",
+                 compile_context: CompileContext = CompileContext()):
+        self.source = source
+        self.tree = tree
+        self.graph = graph
+        self.walk = graph
+        self.names = graph
+        self.settings = settings
+        self.compile_context = compile_context
+
+    @property
+    def target(self) -> str:
+        """"ascend" | "gpu" | "cpu" | "any": the option, else what the project sets, else any."""
+        return self.settings.target or self.compile_context.target or "any"
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    @staticmethod
+    def parent(node: ast.AST) -> Optional[ast.AST]:
+        return parent_of(node)
+
+    def position(self, row: int, byte_column: int) -> Position:
+        return row, self.source.char_column(row, byte_column)
+
+    def start(self, node: ast.AST) -> Position:
+        return self.position(node.lineno, node.col_offset)
+
+    def end(self, node: ast.AST) -> Position:
+        return self.position(node.end_lineno, node.end_col_offset)
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of a node, exactly as written."""
+        (row, column), (end_row, end_column) = self.start(node), self.end(node)
+        lines = self.source.lines
+        if row == end_row:
+            return lines[row - 1][column:end_column]
+        return "\n".join([lines[row - 1][column:], *lines[row:end_row - 1], lines[end_row - 1][:end_column]])
+
+    def replace(self, node: ast.AST, content: str) -> Edit:
+        return Edit(content, self.start(node), self.end(node))
+
+    def insert(self, row: int, column: int, content: str) -> Edit:
+        return Edit(content, (row, column), (row, column))
+
+    def indentation(self, node: ast.AST) -> str:
+        line = self.source.line(node.lineno)
+        return line[: len(line) - len(line.lstrip())]
+
+    def diagnostic(self, rule: "Rule", node: ast.AST, message: str, severity: str, fix: Optional[Fix]) -> Diagnostic:
+        (row, column), (end_row, end_column) = self.start(node), self.end(node)
+        return Diagnostic(
+            code=rule.code,
+            symbol=rule.name,
+            message=message,
+            severity=self.settings.severity_of(rule.code, severity),
+            path=self.source.path,
+            row=row,
+            column=column,
+            end_row=end_row,
+            end_column=end_column,
+            fix=fix,
+        )
 
 
 class ProjectFacts:

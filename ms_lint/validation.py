@@ -25,8 +25,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ms_lint.config import ConfigError, Settings
-from ms_lint.analysis.graph import GraphScope
+from ms_lint.config import ConfigError
+from ms_lint.settings import Settings
 from ms_lint.rule import Diagnostic
 from ms_lint.source import package_root
 
@@ -107,14 +107,11 @@ def jobs_for(linter, fixes, config: ValidationConfig) -> List[Job]:
             continue
         source = fix.source
         original, fixed = ast.parse(source.text), ast.parse(fix.text)
-        scope = GraphScope(original, source.module_name, source.path, linter.index,
-                           syntax_level=linter.settings.syntax_level, source_text=source.text,
-                           project_level=linter.compile_context(source.path).syntax_level)
-        cells = {node.name for node in scope.cells if node in original.body}
+        cells, level = linter.cells_and_level(original, source)
         changed = changed_classes(original, source.text, fixed, fix.text, cells)
         if not changed:
             continue
-        job = Job(source.path, source.module_name, source.text, fix.text, scope.level == "strict",
+        job = Job(source.path, source.module_name, source.text, fix.text, level == "strict",
                   {name: config.spec_for(source.module_name, name) for name in sorted(changed)},
                   roots=(package_root(os.path.abspath(source.path)), linter.settings.root))
         job.fixes = attribute(original, changed, fix.applied)

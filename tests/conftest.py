@@ -41,7 +41,7 @@ def front_end_findings(fixture_tree):
         code = "MSL099" if code == "E999" else code
         results["flake8"].setdefault(Path(path).name, set()).add((int(row), int(column), code))
 
-    from ms_lint.engine import all_rules
+    from ms_lint.catalog import all_rules
 
     symbols = {rule.name: rule.code for rule in all_rules()}
     pylint = subprocess.run(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from ms_lint import lint_paths
-from ms_lint.config import Settings
+from ms_lint.settings import Settings
 
 SETTINGS = Settings(select=("MSL032", "MSL033", "MSL036"))
 

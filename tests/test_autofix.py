@@ -8,7 +8,7 @@ import pytest
 
 from ms_lint.fixing import passes
 from ms_lint.fixing.passes import WriteError, fix_source, write_atomically
-from ms_lint.config import Settings
+from ms_lint.settings import Settings
 from ms_lint.engine import Linter
 from ms_lint.source import decode
 from support import run_cli

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 
 from ms_lint.analysis import compile_context
+from ms_lint.engine import project_compile_context
 from support import run_cli
 
 MODEL = ("from mindspore import nn\n\n\nclass N(nn.Cell):\n    def construct(self, x):\n"
@@ -36,7 +37,7 @@ def test_target_from_set_device_or_set_context(tmp_path):
                           ("import mindspore\nmindspore.set_context(device_target='CPU')\n", "cpu"),
                           ("x = 1\n", None)):
         project(tmp_path, train)
-        assert compile_context.of_project(str(tmp_path)).target == target
+        assert project_compile_context(str(tmp_path)).target == target
 
 
 SETTINGS = [  # every layout a target or level can be set in (the scan parses a file only if `_MAY_SET` matches)
@@ -60,7 +61,7 @@ def test_the_scan_parses_every_file_that_may_set_something_and_skips_look_alikes
         assert levels or targets, text
         assert compile_context._MAY_SET.search(text.encode()), text
         project(tmp_path, f"import os\nimport mindspore as ms\n{text}\n")
-        found = compile_context.of_project(str(tmp_path))
+        found = project_compile_context(str(tmp_path))
         assert found.target == "gpu" or found.syntax_level == "strict", text
     for text in LOOK_ALIKES:
         assert compile_context._facts_of_module(ast.parse(text)) == ([], []), text
@@ -72,7 +73,7 @@ def test_tests_and_dropped_jit_config_do_not_set_the_project_level(tmp_path):
                       "def f(x):\n    return x\n")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_strict.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
-    assert compile_context.of_project(str(tmp_path)).syntax_level is None
+    assert project_compile_context(str(tmp_path)).syntax_level is None
 
 
 def test_a_module_setting_wins_over_the_project(tmp_path):

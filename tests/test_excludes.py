@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ms_lint.config import ConfigError, Settings, load
+from ms_lint.config import ConfigError, load
+from ms_lint.settings import Settings
 from ms_lint.files import discover
 from ms_lint.pathspec import PathSpec
 from support import run_cli

@@ -6,7 +6,7 @@ import ast
 import pytest
 
 from support import FIXTURES, fixture_files, fixture_params
-from ms_lint.config import Settings
+from ms_lint.settings import Settings
 from ms_lint.engine import Linter
 from ms_lint.fixing.apply import add_imports, apply_fixes
 from ms_lint.rule import Import
@@ -34,7 +34,7 @@ def test_fixes_produce_the_fixed_fixture(fixture):
 
 
 def test_every_rule_with_a_fix_has_a_fixed_fixture():
-    from ms_lint.engine import all_rules
+    from ms_lint.catalog import all_rules
 
     missing = [r.code for r in all_rules() if r.fix_applicability and not (FIXTURES / f"{r.code}.fixed.py").exists()]
     assert missing == []

@@ -19,8 +19,11 @@ from hypothesis import strategies as st
 from ms_lint import engine, runner
 from ms_lint.analysis import seeds as seeds_module
 from ms_lint.rules import undefined_attribute_in_graph as undefined_attribute
-from ms_lint.config import Settings
-from ms_lint.engine import Context, Linter, _runs_of, all_rules
+from ms_lint.settings import Settings
+from ms_lint.catalog import all_rules
+from ms_lint.dispatch import runs_of
+from ms_lint.engine import Linter
+from ms_lint.rule import Context
 from ms_lint.analysis.graph import PARENT, GraphScope, parent_of
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.analysis.seeds import ScriptSeeds
@@ -229,7 +232,7 @@ def test_the_engine_reads_the_walk_in_stretches_of_equal_flags():
                  *((f, True, graph.cell_of(f) is not None) for f in graph.compiled)]
         for root, compiled, in_cell in roots:
             by_runs = {}
-            for start, end, run_in_cell, run_compiled in _runs_of(graph, root, compiled, in_cell):
+            for start, end, run_in_cell, run_compiled in runs_of(graph, graph, root, compiled, in_cell):
                 by_runs.update(dict.fromkeys(range(start, end), (run_in_cell, run_compiled)))
             assert by_runs == _flags_node_by_node(graph, root, compiled, in_cell)
             compared += len(by_runs)

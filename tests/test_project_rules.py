@@ -14,8 +14,9 @@ import textwrap
 import pytest
 
 from ms_lint.analysis import compile_context
-from ms_lint.config import Settings
-from ms_lint.engine import Linter, all_rules
+from ms_lint.settings import Settings
+from ms_lint.catalog import all_rules
+from ms_lint.engine import Linter
 from support import run_cli
 
 SYMBOLS = {rule.name: rule.code for rule in all_rules()}

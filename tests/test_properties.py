@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pyflakes import checker, messages
 
 from ms_lint.fixing.passes import fix_source
-from ms_lint.config import Settings
+from ms_lint.settings import Settings
 from ms_lint.engine import Linter
 from ms_lint.source import SourceFile
 from support import fixture_files, run_cli

@@ -9,7 +9,7 @@ import sysconfig
 import time
 
 from ms_lint import suppression
-from ms_lint.config import Settings
+from ms_lint.settings import Settings
 from ms_lint.files import discover
 from ms_lint.source import SourceError, parse, read
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from ms_lint.config import Settings
+from ms_lint.settings import Settings
 from ms_lint.engine import Linter
 from ms_lint.fixing.apply import apply_fixes
 from ms_lint.fixing.edits import complement

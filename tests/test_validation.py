@@ -16,7 +16,8 @@ import pytest
 
 from ms_lint.fixing.passes import fix_source
 from ms_lint.config import load
-from ms_lint.engine import Linter, all_rules
+from ms_lint.catalog import all_rules
+from ms_lint.engine import Linter
 from ms_lint.source import read
 from ms_lint.validation import ValidationConfig, jobs_for, run
 

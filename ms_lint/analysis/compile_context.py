@@ -18,7 +18,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint import store
 from ms_lint.source import SourceError, decode, parse, walk
@@ -165,15 +165,13 @@ def flag_names(text: str) -> FrozenSet[str]:
 _scans: Dict[str, CompileContext] = {}
 
 
-def of_project(root: str) -> CompileContext:
-    """The context of the project under `root` (scanned once per process). The root is the directory of the
-    pyproject.toml that configures ms_lint, else the linted file's top package: never an unbounded tree."""
+def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> CompileContext:
+    """The context of the project under `root` (scanned once per process): `files_under(root)` gives its files, as
+    the run discovers them. The root is the directory of the pyproject.toml that configures ms_lint, else the linted
+    file's top package: never an unbounded tree."""
     root = os.path.abspath(root)
     if root not in _scans:
-        from ms_lint.config import Settings
-        from ms_lint.files import discover
-
-        _scans[root] = scan(discover([root], Settings(config_path=os.path.join(root, "pyproject.toml"))))
+        _scans[root] = scan(files_under(root))
     return _scans[root]
 
 

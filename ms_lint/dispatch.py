@@ -1,0 +1,214 @@
+"""Calling the rules' visit hooks: on the parts of a module their scopes cover, for the nodes they look at.
+
+The module was walked once, iteratively, when its `GraphScope` was built (no recursion limit); the dispatch reads
+that preorder list in stretches (`runs_of`) and, for each node class some rule hooks, calls those hooks only. It is
+the hottest loop of a run, so the tables are built once per set of rules that may run, not once per module.
+"""
+from __future__ import annotations
+
+import ast
+import bisect
+import functools
+import itertools
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Tuple, Type
+
+from ms_lint.rule import Context, Diagnostic, Rule
+
+Hooks = Tuple[Tuple[Rule, object], ...]  # (rule, bound visit method), in rule order
+# Called with the rule and the node when a hook raises: the crash is reported and the run goes on.
+OnCrash = Callable[[Rule, ast.AST], None]
+
+
+def run_hooks(ctx: Context, dispatch: "Dispatch", has_needles: "NeedleSearch",
+              on_crash: OnCrash) -> Iterator[Diagnostic]:
+    """The diagnostics of the hooks of `dispatch`'s rules on the parts of the module they look at, in preorder."""
+    graph = ctx.graph
+    tables = dispatch.tables_for(has_needles)
+    roots = []
+    if "module" in dispatch.scopes:
+        roots = [(ctx.tree, False, False)]
+    else:
+        if "cell" in dispatch.scopes:
+            for cell in graph.cells.values():  # outer classes come first: a nested Cell is walked once
+                if not _inside_any(ctx, cell.node, roots):
+                    roots.append((cell.node, False, True))
+        if "graph" in dispatch.scopes:
+            roots.extend((function, True, graph.cell_of(function) is not None)
+                         for function in graph.compiled if not _inside_any(ctx, function, roots))
+    order = ctx.walk.order  # the module's nodes in preorder: no second walk
+    hooked = ctx.walk.positions_of(dispatch.kinds)  # where the nodes the rules look at are (the walk noted them)
+    for root, compiled, in_cell in roots:
+        for start, end, in_cell, compiled in runs_of(graph, ctx.walk, root, compiled, in_cell):
+            table = tables[in_cell, compiled]
+            if not table:
+                continue  # no selected rule looks at this kind of code
+            first = bisect.bisect_left(hooked, start)
+            for position in itertools.islice(hooked, first, bisect.bisect_left(hooked, end, first)):
+                node = order[position]
+                hooks = table.get(node.__class__)
+                if hooks is None:
+                    continue
+                if hooks.__class__ is CallHooks:
+                    hooks = hooks.of(node, ctx.names)
+                for rule, method in hooks:
+                    try:  # a crashing rule must not take the run down (inline: millions of hook calls)
+                        found = method(node, ctx)
+                        found = list(found) if found else None
+                    except RecursionError:
+                        continue  # pathologically nested expression: the rule gives up on this node
+                    except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
+                        on_crash(rule, node)
+                        continue
+                    if found:
+                        yield from found
+
+
+class Dispatch:
+    """The hooks of a set of rules that may run in a module, by node class, for each of the four cases (in a
+    Cell class or not, in graph code or not). Built once per set of rules, not once per module."""
+
+    def __init__(self, active: Tuple[Rule, ...]):
+        hooks_of: Dict[type, List[Tuple[Rule, object]]] = {}
+        for rule in active:
+            for node_class, method in hooks_of_rule(type(rule)):
+                hooks_of.setdefault(node_class, []).append((rule, getattr(rule, method)))
+        self.kinds = tuple(hooks_of)
+        self.scopes = {rule.scope for rule in active}
+        # (in_cell, compiled) -> node class -> its hooks; a call's hooks, when some rule declares the names it
+        # looks for, are chosen per call (`CallHooks`: the needle searches belong to the module)
+        self._tables = {(in_cell, compiled): {kind: CallTable(found) if kind is ast.Call and any(
+                                                  rule.call_names is not None for rule, _ in found) else found
+                                              for kind, hooks in hooks_of.items()
+                                              if (found := tuple(h for h in hooks if _runs(h[0].scope, in_cell,
+                                                                                           compiled)))}
+                        for in_cell in (False, True) for compiled in (False, True)}
+
+    def tables_for(self, has_needles: Callable[[Rule], bool]) -> Dict[Tuple[bool, bool], Dict[type, object]]:
+        """The tables for one module: its calls' hooks also depend on the needles its text holds."""
+        tables = {}
+        for case, table in self._tables.items():
+            calls = table.get(ast.Call)
+            if calls.__class__ is CallTable:
+                table = {**table, ast.Call: CallHooks(calls, has_needles)}
+            tables[case] = table
+        return tables
+
+
+class CallTable:
+    """The `visit_call` hooks of one dispatch table, by the names a call's function can end in
+    (`Rule.call_names`): most rules look for a few names, and every call of a module would reach all of them."""
+
+    __slots__ = ("hooks", "unfiltered", "wanted", "_candidates")
+
+    def __init__(self, hooks: Hooks):
+        self.hooks = hooks
+        self.unfiltered = tuple((rule, method) for rule, method in hooks if rule.call_names is None)
+        self.wanted = frozenset().union(*(rule.call_names for rule, _ in hooks if rule.call_names is not None))
+        self._candidates: Dict[Tuple[str, ...], Hooks] = {}
+
+    def candidates(self, names: Tuple[str, ...]) -> Hooks:
+        """The hooks that may look at a call of these names, before the module's needles are known."""
+        found = self._candidates.get(names)
+        if found is None:
+            found = self._candidates[names] = tuple(
+                (rule, method) for rule, method in self.hooks
+                if rule.call_names is None or not rule.call_names.isdisjoint(names))
+        return found
+
+
+class CallHooks:
+    """A `CallTable` in one module: the hooks for each call, a call-only rule's only if the module's text holds
+    one of its needles."""
+
+    __slots__ = ("table", "_has_needles", "_chosen")
+
+    def __init__(self, table: CallTable, has_needles: Callable[[Rule], bool]):
+        self.table = table
+        self._has_needles = has_needles
+        self._chosen: Dict[Tuple[str, ...], Hooks] = {}  # names -> the hooks, in order
+
+    def of(self, call: ast.Call, names) -> Hooks:
+        called = names.names_called(call.func)
+        table = self.table
+        if table.wanted.isdisjoint(called):
+            return table.unfiltered  # most calls: no rule that declares names looks for them
+        chosen = self._chosen.get(called)
+        if chosen is None:
+            chosen = self._chosen[called] = tuple(hook for hook in table.candidates(called)
+                                                  if self._has_needles(hook[0]))
+        return chosen
+
+
+class NeedleSearch:
+    """Does a module's text hold one of a rule's needles (`Rule.needles`)? Each rule's search done once."""
+
+    __slots__ = ("text", "_found")
+
+    def __init__(self, text: str):
+        self.text = text
+        self._found: Dict[Rule, bool] = {}
+
+    def __call__(self, rule: Rule) -> bool:
+        found = self._found.get(rule)
+        if found is None:
+            found = self._found[rule] = not rule.needles or any(needle in self.text for needle in rule.needles)
+        return found
+
+
+def calls_only(rule: Type[Rule]) -> bool:
+    """Does the rule look only at calls of the names it declares (`Rule.call_names`)?"""
+    return rule.call_names is not None and all(kind is ast.Call for kind, _ in hooks_of_rule(rule))
+
+
+def runs_of(graph, walk, root: ast.AST, compiled: bool, in_cell: bool) -> List[Tuple[int, int, bool, bool]]:
+    """The stretches of the module's walk under `root` between the starts and ends of its defs, lambdas and
+    classes, with whether they are in a Cell class and in graph code: (start, end, in_cell, compiled). A def,
+    lambda or class is itself in its own stretch. A def is graph code if it is compiled (nesting does not make it
+    so); a class is a Cell's if it is a Cell."""
+    runs = []
+    start, end = walk.span(root)
+    enclosing = [(end, compiled, in_cell)]  # the scopes open at `position`: their end and flags, innermost last
+    position = start
+    for scope_start, scope_end, scope in walk.scopes_within(root):
+        while enclosing[-1][0] <= scope_start:  # scopes that ended before this one starts
+            closed_end, compiled, in_cell = enclosing.pop()
+            runs.append((position, closed_end, in_cell, compiled))
+            position = closed_end
+        _, compiled, in_cell = enclosing[-1]
+        runs.append((position, scope_start, in_cell, compiled))
+        position = scope_start
+        if scope.__class__ is ast.ClassDef:
+            in_cell = scope in graph.cells
+        else:
+            compiled = scope in graph.compiled
+        enclosing.append((scope_end, compiled, in_cell))
+    while enclosing:
+        closed_end, compiled, in_cell = enclosing.pop()
+        runs.append((position, closed_end, in_cell, compiled))
+        position = closed_end
+    return [run for run in runs if run[0] < run[1]]
+
+
+def _runs(scope: str, in_cell: bool, compiled: bool) -> bool:
+    return scope == "module" or (scope == "cell" and in_cell) or (scope == "graph" and compiled)
+
+
+@functools.lru_cache(maxsize=256)  # few combinations of rules: not rebuilt for every module
+def hooked_kinds(rules: Tuple[Rule, ...]) -> FrozenSet[type]:
+    """The node classes some of `rules` hook: the walk notes where they are."""
+    return frozenset(kind for rule in rules for kind, _ in hooks_of_rule(type(rule)))
+
+
+@functools.lru_cache(maxsize=None)
+def hooks_of_rule(rule: Type[Rule]) -> Tuple[Tuple[type, str], ...]:
+    return tuple(rule.hooks())
+
+
+def _inside_any(ctx: Context, function: ast.AST, roots: Iterable[Tuple[ast.AST, bool, bool]]) -> bool:
+    node = ctx.parent(function)
+    root_nodes = {id(root) for root, _, _ in roots}
+    while node is not None:
+        if id(node) in root_nodes:
+            return True
+        node = ctx.parent(node)
+    return False
