@@ -83,7 +83,7 @@ class Linter:
             return result
         self.index.add_file(source.path)
         self.index.consulted = result.dependencies
-        graph = None
+        graph = ctx = None
         try:
             compile_context = self.compile_context(source.path)
             # the walk notes where the nodes are that the rules which may run here look at; the needles of module
@@ -111,7 +111,7 @@ class Linter:
             result.dependencies.pop(source.module_name, None)
             if graph is not None:
                 self.index.release(graph.summary)  # the project index keeps facts, never a linted tree
-                graph.release()
+                (ctx or graph).release()
         result.diagnostics.sort(key=Diagnostic.sort_key)
         return result
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, ClassVar, FrozenSet, Hashable, Iterator, Optional, Tuple, TypeVar
 
 from ms_lint.analysis.compile_context import CompileContext
-from ms_lint.analysis.graph import parent_of
+from ms_lint.analysis.tensors import Tensors
+from ms_lint.analysis.walk import parent_of
 from ms_lint.source import SourceFile
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ SCOPES = ("graph", "cell", "module")
 DOCS_URL = "https://github.com/ms-lint/ms-lint/blob/main/docs/rules/{code}.md"
 
 Position = Tuple[int, int]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,11 @@ class Diagnostic:
 class Context:
     """What a rule sees of the module being linted: its source and tree, the analyses, the settings.
 
-    `graph` knows the Cells and the compiled functions (`ms_lint.analysis.graph`); `walk` is the module's one
-    preorder walk (parents, spans, nodes by class); `names` resolves names through imports and scopes.
+    The analyses, each built once per module: `graph` knows the Cells and the compiled functions and why
+    (`ms_lint.analysis.graph`); `walk` is the module's one preorder walk (parents, spans, nodes by class, the
+    nodes of a function); `names` resolves names through the imports and locals in scope; `tensors(node)` tells
+    which expressions of the function around `node` hold tensor data; `memo(key, compute)` keeps what a rule
+    computes once per module.
     """
 
     def __init__(self, source: SourceFile, tree: ast.Module, graph: "GraphScope", settings: "Settings",
@@ -95,10 +100,20 @@ class Context:
         self.source = source
         self.tree = tree
         self.graph = graph
-        self.walk = graph
-        self.names = graph
+        self.walk = graph.walk
+        self.names = graph.names
+        self.tensors = Tensors(graph)
         self.settings = settings
         self.compile_context = compile_context
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()`, once per module under `key` (the asking function, or a constant of its module)."""
+        return self.walk.memo(key, compute)
+
+    def release(self) -> None:
+        """Drop the analyses once the module is linted, so its tree is freed at once (`ModuleWalk.release`)."""
+        self.tensors.release()
+        self.graph.release()
 
     @property
     def target(self) -> str:

@@ -5,7 +5,8 @@ import ast
 import glob
 import textwrap
 
-from ms_lint.analysis.graph import GraphScope, parent_of
+from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.walk import parent_of
 from ms_lint.analysis.project import ProjectIndex
 
 
@@ -153,7 +154,7 @@ def test_bprop_is_graph_code():
 def test_mindspore_numpy_alias_is_not_numpy():
     graph = scope("import mindspore.numpy as np\nimport numpy\nx = np.sum\ny = numpy.sum\n")
     values = [stmt.value for stmt in graph.tree.body[2:]]
-    assert [graph.qualname(v) for v in values] == ["mindspore.numpy.sum", "numpy.sum"]
+    assert [graph.names.qualname(v) for v in values] == ["mindspore.numpy.sum", "numpy.sum"]
 
 
 def _def_by_climbing(graph, node):
@@ -185,8 +186,8 @@ def test_enclosing_defs_found_by_sweeping_are_the_climbed_ones():
         if "MSL099" in source:
             continue  # the fixture of unparsable files
         graph = GraphScope(ast.parse(source), "m", "m.py", ProjectIndex(), None, source)
-        found = list(graph.with_enclosing_def(ast.Call))
-        assert [call for call, _ in found] == [n for n in graph.order if isinstance(n, ast.Call)]
+        found = list(graph.walk.with_enclosing_def(ast.Call))
+        assert [call for call, _ in found] == [n for n in graph.walk.order if isinstance(n, ast.Call)]
         for call, function in found:
             assert function is _def_by_climbing(graph, call), ast.unparse(call)
             compared += 1
@@ -199,4 +200,4 @@ def test_a_def_spells_import_on_the_rows_the_parser_counts():
                                "def g():", "    return 2", ""])
         graph = GraphScope(ast.parse(source), "m", "m.py", ProjectIndex(), None, source)
         f, g = (node for node in graph.tree.body if isinstance(node, ast.FunctionDef))
-        assert graph.spells_import(f) and not graph.spells_import(g), repr(newline)
+        assert graph.names.spells_import(f) and not graph.names.spells_import(g), repr(newline)

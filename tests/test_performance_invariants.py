@@ -24,7 +24,8 @@ from ms_lint.catalog import all_rules
 from ms_lint.dispatch import runs_of
 from ms_lint.engine import Linter
 from ms_lint.rule import Context
-from ms_lint.analysis.graph import PARENT, GraphScope, parent_of
+from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.walk import PARENT, parent_of
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.analysis.seeds import ScriptSeeds
 from ms_lint.source import SourceFile, child_nodes, module_name, package_root, remembered_packages
@@ -72,17 +73,17 @@ def _graph(source=SOURCE):
 
 def test_the_module_walk_is_a_preorder_with_spans_and_parent_links():
     graph = _graph()
-    assert [id(n) for n in graph.order] == [id(n) for n in _recursive_preorder(graph.tree)]
-    for node in graph.order[1:]:
+    assert [id(n) for n in graph.walk.order] == [id(n) for n in _recursive_preorder(graph.tree)]
+    for node in graph.walk.order[1:]:
         assert node in child_nodes(parent_of(node))
-    for node in graph.order:
+    for node in graph.walk.order:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            assert [id(n) for n in graph.subtree(node)] == [id(n) for n in _recursive_preorder(node)]
+            assert [id(n) for n in graph.walk.subtree(node)] == [id(n) for n in _recursive_preorder(node)]
 
 
 def test_scope_nodes_put_default_values_first_and_leave_nested_scopes_closed():
     graph = _graph()
-    helper = next(n for n in graph.order if isinstance(n, ast.FunctionDef) and n.name == "helper")
+    helper = next(n for n in graph.walk.order if isinstance(n, ast.FunctionDef) and n.name == "helper")
     found = _scope_nodes(graph, helper)
     arguments = helper.args
     expected = []
@@ -204,18 +205,18 @@ def _flags_node_by_node(graph, root, compiled, in_cell):
     """(in a Cell class, in graph code) of each node under `root`, the way the engine once tracked them: a def or
     lambda is graph code if it is compiled, a class is a Cell's if it is a Cell, each for its whole subtree."""
     flags = {}
-    start, end = graph.span(root)
+    start, end = graph.walk.span(root)
     outer, scope_end = [], end
     for index in range(start, end):
         while index >= scope_end:
             scope_end, compiled, in_cell = outer.pop()
-        node = graph.order[index]
+        node = graph.walk.order[index]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             outer.append((scope_end, compiled, in_cell))
-            scope_end, compiled = graph.span(node)[1], node in graph.compiled
+            scope_end, compiled = graph.walk.span(node)[1], node in graph.compiled
         elif isinstance(node, ast.ClassDef):
             outer.append((scope_end, compiled, in_cell))
-            scope_end, in_cell = graph.span(node)[1], node in graph.cells
+            scope_end, in_cell = graph.walk.span(node)[1], node in graph.cells
         flags[index] = (in_cell, compiled)
     return flags
 
@@ -232,7 +233,7 @@ def test_the_engine_reads_the_walk_in_stretches_of_equal_flags():
                  *((f, True, graph.cell_of(f) is not None) for f in graph.compiled)]
         for root, compiled, in_cell in roots:
             by_runs = {}
-            for start, end, run_in_cell, run_compiled in runs_of(graph, graph, root, compiled, in_cell):
+            for start, end, run_in_cell, run_compiled in runs_of(graph, graph.walk, root, compiled, in_cell):
                 by_runs.update(dict.fromkeys(range(start, end), (run_in_cell, run_compiled)))
             assert by_runs == _flags_node_by_node(graph, root, compiled, in_cell)
             compared += len(by_runs)
@@ -247,10 +248,10 @@ def test_nodes_in_walk_order_are_those_of_a_breadth_first_walk():
             graph = _graph(source)
         except SyntaxError:
             continue  # the fixture of unparsable files
-        for node in graph.order:
+        for node in graph.walk.order:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)):
                 walked = [n for n in ast.walk(node) if isinstance(n, kinds)]
-                assert [id(n) for n in graph.in_walk_order(node, kinds)] == [id(n) for n in walked]
+                assert [id(n) for n in graph.walk.in_walk_order(node, kinds)] == [id(n) for n in walked]
                 compared += len(walked)
     assert compared > 5_000
 
@@ -268,7 +269,7 @@ def test_scope_parts_are_what_the_scope_nodes_hold():
                 return Net()
     ''')
     graph = _graph(source)
-    roots = [graph.tree] + [n for n in graph.order if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    roots = [graph.tree] + [n for n in graph.walk.order if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for root in roots:
         nodes = _scope_nodes(graph, root)
         parts = _sort_out(graph, _scope_ranges(graph, root))
@@ -322,7 +323,7 @@ def test_an_attribute_named_elsewhere_is_what_the_full_pattern_finds(text, name,
 @given(st.lists(st.sampled_from(["x", " ", "\n", "\r\n", "\r", "\x0c", "abstractmethod", "NotImplementedError"]),
                 max_size=20).map("".join))
 def test_abstract_marker_rows_are_the_rows_of_the_source_lines(text):
-    ctx = SimpleNamespace(source=SourceFile(path="model.py", text=text, module_name="model"), tree=SimpleNamespace())
+    ctx = SimpleNamespace(source=SourceFile(path="model.py", text=text, module_name="model"), memo=lambda key, compute: compute())
     expected = [row for row, line in enumerate(ctx.source.lines, 1)
                 if "abstractmethod" in line or "NotImplementedError" in line]
     assert undefined_attribute._abstract_marker_rows(ctx) == expected
@@ -334,7 +335,7 @@ def test_positions_of_indexed_scope_and_other_kinds_are_those_of_a_scan():
     graph = GraphScope(ast.parse(source), "pkg.model", "pkg/model.py", ProjectIndex(), None, source,
                        indexed=(ast.keyword,))
     for chosen in [kinds[:2], kinds[2:5], kinds[5:], kinds]:
-        assert graph.positions_of(chosen) == [i for i, node in enumerate(graph.order) if isinstance(node, chosen)]
+        assert graph.walk.positions_of(chosen) == [i for i, node in enumerate(graph.walk.order) if isinstance(node, chosen)]
 
 
 CALL_NAME_SOURCE = textwrap.dedent('''
@@ -383,8 +384,8 @@ def test_rules_skip_only_calls_their_call_names_rule_out():
     assert len(rules) >= 20
     skipped = 0
     for graph, ctx in _contexts(CALL_NAME_SOURCE):
-        for call in graph.of_kind(graph.tree, ast.Call):
-            names = graph.names_called(call.func)
+        for call in graph.walk.of_kind(graph.tree, ast.Call):
+            names = graph.names.names_called(call.func)
             for rule in rules:
                 if rule.call_names.isdisjoint(names):
                     skipped += 1
@@ -437,9 +438,9 @@ def test_a_name_is_a_mask_only_where_a_binding_gives_it_a_mask_form():
     checked = masks = 0
     for graph, ctx in _contexts(MASK_SOURCE):
         for function in graph.compiled:
-            for node in graph.subtree(function):
+            for node in graph.walk.subtree(function):
                 if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name):
-                    is_mask = dynamic_shape_op._is_mask(graph.tensors(node), node.slice)
+                    is_mask = dynamic_shape_op._is_mask(ctx.tensors(node), node.slice)
                     masks += is_mask
                     checked += 1
                     assert not is_mask or dynamic_shape_op._may_name_mask(ctx, node, node.slice.id), ast.unparse(node)
@@ -495,7 +496,7 @@ def test_a_call_outside_distributed_modules_is_skipped_only_if_it_is_neither_a_s
         index.add_file(path)
         graph = GraphScope(tree, module, path, index, None, text)
         seeds = ScriptSeeds(Context(SourceFile(path, text, module_name=module), tree, graph, Settings()))
-        for call, function in graph.with_enclosing_def(ast.Call):
+        for call, function in graph.walk.with_enclosing_def(ast.Call):
             imports = graph.imports if function is None else seeds._function(function)[2]
             qualname = imports.qualname(call.func)
             kind = seeds._kind(call, qualname, (qualname or seeds_module._attr_name(call.func)).rpartition(".")[2])[0]

@@ -16,7 +16,7 @@ import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint.fixing import edits
-from ms_lint.analysis.graph import parent_of
+from ms_lint.analysis.walk import parent_of
 from ms_lint.analysis.imports import ImportMap, statements
 
 INIT = frozenset({"mindspore.communication.init", "mindspore.communication.management.init"})
@@ -33,7 +33,6 @@ _MINDSPORE_OPTIMIZERS = frozenset({
 })
 _TRAINING_CALLS = re.compile(r"optim|TrainOneStep|value_and_grad|GradOperation|^grad$")
 _NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|net|backbone)s?$", re.I)
-_ATTRIBUTE = "_msl_seeds"
 _MENTION_DEPTH = 3  # project imports followed from a module that may seed (see `_mentions_seed`)
 # per project index (they live as long as its Linter): module name -> is it a file of the project; module name ->
 # may it seed (for modules that were not linted)
@@ -43,13 +42,14 @@ _CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 class ScriptSeeds:
     @classmethod
     def of(cls, ctx) -> "ScriptSeeds":
-        """The facts of the module of `ctx`, from one sweep over its calls (memoised on the tree)."""
-        found = getattr(ctx.tree, _ATTRIBUTE, None)
-        if found is None:
-            found = cls(ctx)
-            for call, function in ctx.graph.with_enclosing_def(ast.Call):
-                found.call(call, function)
-            setattr(ctx.tree, _ATTRIBUTE, found)
+        """The facts of the module of `ctx`, from one sweep over its calls (in the module's memo)."""
+        return ctx.memo(cls.of, lambda: cls._swept(ctx))
+
+    @classmethod
+    def _swept(cls, ctx) -> "ScriptSeeds":
+        found = cls(ctx)
+        for call, function in ctx.walk.with_enclosing_def(ast.Call):
+            found.call(call, function)
         return found
 
     def __init__(self, ctx):
@@ -195,7 +195,7 @@ class ScriptSeeds:
                 ancestor = parent_of(ancestor)
             qualname = ".".join([self.module, *reversed(names)])
             imports = self._function(outer)[2] if outer is not None else self.graph.imports
-            if self.graph.spells_import(function) and any(
+            if self.graph.names.spells_import(function) and any(
                     isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements(function.body)):
                 imports = ImportMap.of_block(function.body, imports.module, imports.is_package, imports,
                                              define_locals=False)

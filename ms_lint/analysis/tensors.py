@@ -15,7 +15,8 @@ import bisect
 from typing import Dict, List, Optional, Tuple
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import GraphScope, enclosing_function, parent_of
+from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.walk import FUNCTIONS, enclosing_function, parent_of
 
 # Attributes and methods of a tensor that are Python metadata, not tensor data.
 METADATA_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "itemsize", "nbytes", "size", "strides", "device"})
@@ -41,9 +42,38 @@ _MAX_DEPTH = 60  # deeper expressions are given up on (reported as not derived) 
 Position = Tuple[int, int]
 
 
-class TensorValues:
-    def __init__(self, graph: GraphScope, function):
+class Tensors:
+    """The tensor-value analysis of each function of one module, built on first use (`ctx.tensors(node)`)."""
+
+    def __init__(self, graph: GraphScope):
         self.graph = graph
+        self._values: Dict[ast.AST, Optional[TensorValues]] = {}
+
+    def __call__(self, node: ast.AST) -> "TensorValues":
+        """The analysis of the function that contains `node` (or is `node`)."""
+        function = node if isinstance(node, FUNCTIONS) else enclosing_function(node)
+        values = self._values.get(function)
+        if values is None:
+            self._values[function] = None  # under construction: callers asked back get the fallback
+            values = self._values[function] = TensorValues(self, function)
+        return values
+
+    def under_construction(self, function: ast.AST) -> bool:
+        """Is the analysis of `function` being built (a recursive helper asks about its own call sites)?"""
+        return function in self._values and self._values[function] is None
+
+    def derives(self, expr: ast.AST) -> bool:
+        """Does `expr`, inside some function, hold tensor data (`TensorValues.derives`)?"""
+        return enclosing_function(expr) is not None and self(expr).derives(expr)
+
+    def release(self) -> None:
+        self._values.clear()
+
+
+class TensorValues:
+    def __init__(self, tensors: Tensors, function):
+        self.tensors = tensors
+        self.graph = tensors.graph
         self.function = function
         self._definitions: Dict[str, List[Tuple[Position, ast.AST, ast.AST]]] = {}
         self._memo: Dict[int, bool] = {}
@@ -72,7 +102,7 @@ class TensorValues:
         if self._is_entry_point():
             return self.derives(expr)
         if self._local is None:
-            self._local = TensorValues(self.graph, self.function)
+            self._local = TensorValues(self.tensors, self.function)
             self._local.parameters = {name: kind if self._annotated_tensor(name) else "scalar"
                                       for name, kind in self.parameters.items()}
         return self._local.derives(expr)
@@ -85,11 +115,8 @@ class TensorValues:
     def _annotated_tensor(self, name: str) -> bool:
         arguments = self.function.args
         return any(arg.arg == name and arg.annotation is not None
-                   and self.graph.qualname(arg.annotation) in framework.TENSOR_CLASSES
+                   and self.graph.names.qualname(arg.annotation) in framework.TENSOR_CLASSES
                    for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
-
-    def is_scalar_parameter(self, name: str) -> bool:
-        return self.parameters.get(name) == "scalar"
 
     def definition(self, name: ast.Name) -> Optional[ast.AST]:
         """What the binding that reaches `name` assigned: the value expression of `m = x > 0` for a later `x[m]`,
@@ -109,7 +136,7 @@ class TensorValues:
             func = expr.func
             if isinstance(func, ast.Attribute) and func.attr in HOST_CONVERSIONS and not self.is_self(func.value):
                 return True
-            qualname = self.graph.qualname(func)
+            qualname = self.graph.names.qualname(func)
             return framework.is_host_numeric(qualname) or qualname in ("builtins.int", "builtins.float",
                                                                        "builtins.bool", "builtins.list")
         if isinstance(expr, ast.Name):
@@ -139,7 +166,7 @@ class TensorValues:
             func = expr.func
             if isinstance(func, ast.Attribute) and func.attr in ("asnumpy", "numpy") and self.derives(func.value):
                 return True
-            qualname = self.graph.qualname(func) or ""
+            qualname = self.graph.names.qualname(func) or ""
             if not qualname.startswith("numpy.") or qualname.rpartition(".")[2] in NUMPY_SCALAR_FUNCTIONS:
                 return False
             # an array constructor, or NumPy applied to arrays or tensor data (not scalar math such as np.sqrt(4))
@@ -208,9 +235,9 @@ class TensorValues:
                 return False
             if self.derives(func.value, depth):
                 return True  # x.sum(), x.asnumpy(), x.item()
-        qualname = self.graph.qualname(func)
+        qualname = self.graph.names.qualname(func)
         if framework.returns_metadata(qualname) or (
-                isinstance(func, ast.Call) and framework.returns_metadata(self.graph.qualname(func.func))):
+                isinstance(func, ast.Call) and framework.returns_metadata(self.graph.names.qualname(func.func))):
             return False  # ops.shape(x), P.Shape()(x): a tuple of Python ints
         if qualname:
             if qualname.startswith("builtins."):
@@ -218,9 +245,9 @@ class TensorValues:
                     self.derives(a, depth) for a in arguments)
             if framework.returns_tensor(qualname):
                 return True
-            if isinstance(func, ast.Call) and framework.returns_tensor(self.graph.qualname(func.func)):
+            if isinstance(func, ast.Call) and framework.returns_tensor(self.graph.names.qualname(func.func)):
                 return True
-        elif isinstance(func, ast.Call) and framework.returns_tensor(self.graph.qualname(func.func)):
+        elif isinstance(func, ast.Call) and framework.returns_tensor(self.graph.names.qualname(func.func)):
             return True  # P.ReduceSum()(x)
         return any(self.derives(a, depth) for a in arguments)
 
@@ -264,7 +291,7 @@ class TensorValues:
         return definitions[index][1], definitions[index][2]
 
     def _collect_definitions(self) -> None:
-        for node in self.graph.nodes_of(self.function).bindings:
+        for node in self.graph.walk.nodes_of(self.function).bindings:
             assigned = assignments_of(node)
             for target, statement, value in assigned:
                 self._define(target, statement, value)
@@ -301,7 +328,7 @@ class TensorValues:
                 kinds[arg.arg] = "scalar"
             elif isinstance(annotation, ast.Name) and annotation.id in _SCALAR_ANNOTATIONS:
                 kinds[arg.arg] = "scalar"
-            elif annotation is not None and self.graph.qualname(annotation) in framework.TENSOR_CLASSES:
+            elif annotation is not None and self.graph.names.qualname(annotation) in framework.TENSOR_CLASSES:
                 kinds[arg.arg] = "tensor"  # `n: Tensor` is a tensor even when only used as a shape or bound
             else:
                 kinds[arg.arg] = "scalar" if self._only_shape_uses(arg.arg) else "tensor"
@@ -316,11 +343,10 @@ class TensorValues:
             return {}
         kinds: Dict[str, str] = {}
         for call in sites:
-            caller = self.graph._tensor_values.get(enclosing_function(call), False)
-            if caller is None or any(isinstance(a, ast.Starred) for a in call.args) or any(
+            if self.tensors.under_construction(enclosing_function(call)) or any(isinstance(a, ast.Starred) for a in call.args) or any(
                     k.arg is None for k in call.keywords):
                 return {}  # a recursive helper, or *args/**kwargs: fall back to the usage heuristics
-            values = self.graph.tensors(call)
+            values = self.tensors(call)
             explicit_self = bound and isinstance(call.func, ast.Attribute) and not _is_bound_call(call.func)
             arguments = call.args[1:] if explicit_self else call.args
             mapped = list(zip(positional, arguments)) + [(k.arg, k.value) for k in call.keywords]
@@ -332,7 +358,7 @@ class TensorValues:
         return kinds
 
     def _only_shape_uses(self, name: str) -> bool:
-        uses = self.graph.nodes_of(self.function).loads.get(name, ())
+        uses = self.graph.walk.nodes_of(self.function).loads.get(name, ())
         return bool(uses) and all(_in_shape_position(node) for node in uses)
 
     def is_self(self, expr: ast.AST) -> bool:

@@ -64,7 +64,6 @@ _FULL = re.compile(r"to_float\(|amp_level|build_train_network|auto_mixed_precisi
 _FULL_NEEDLES = ("to_float(", "amp_level", "build_train_network", "auto_mixed_precision", "TrainOneStep")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_ATTRIBUTE = "_msl_training"
 _BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension)  # see _bind
 # what `_sort_out` does with a node, by its class (node classes are final: one look-up per node)
 _STEP, _BINDING, _NESTED, _IMPORT = range(4)
@@ -74,12 +73,12 @@ _ROLES = {**{kind: _STEP for kind in (ast.Call, ast.Return)}, **{kind: _BINDING 
 
 def analysis(ctx) -> Optional["TrainingFacts"]:
     """The module's training facts, computed once per module whichever rule asks first (None: nothing there)."""
-    cached = getattr(ctx.tree, _ATTRIBUTE, False)
-    if cached is False:
-        full = _casts_or_trains(ctx.source.text)
-        cached = TrainingFacts(ctx, full) if ctx.graph.cells or full else None
-        setattr(ctx.tree, _ATTRIBUTE, cached)
-    return cached
+    return ctx.memo(analysis, lambda: _facts_of(ctx))
+
+
+def _facts_of(ctx) -> Optional["TrainingFacts"]:
+    full = _casts_or_trains(ctx.source.text)
+    return TrainingFacts(ctx, full) if ctx.graph.cells or full else None
 
 
 def _casts_or_trains(text: str) -> bool:
@@ -733,7 +732,7 @@ class TrainingFacts:
     def _fp16_method(self, call: ast.Call, scope: _Scope) -> None:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in ("sort", "topk") and \
-                self.graph.derives_from_tensor(func.value):
+                self.ctx.tensors.derives(func.value):
             self.fp16_ops.setdefault(scope.owner, []).append([f"Tensor.{func.attr}", call.lineno])
 
     def facts(self) -> dict:
@@ -773,12 +772,12 @@ def _scope_ranges(graph, root: ast.AST) -> List[Tuple[int, int]]:
     """Where the nodes of a module body, or of a function's default values then body, lie in the module's preorder
     (`GraphScope.order`, nested functions, lambdas and classes included): there a def's default values
     (`kw_defaults` before `defaults`) come before its body, and its decorators and return annotation after."""
-    order = graph.order
-    start, end = graph.span(root)
+    order = graph.walk.order
+    start, end = graph.walk.span(root)
     if isinstance(root, ast.Module):
         return [(start + 1, end)]
     arguments = root.args
-    body_start, body_end = graph.body_span(root)
+    body_start, body_end = graph.walk.body_span(root)
     defaults_start = order.index(arguments.defaults[0], start, body_start) if arguments.defaults else body_start
     ranges = [(defaults_start, body_start)]
     keyword_defaults = [d for d in arguments.kw_defaults if d is not None]
@@ -795,7 +794,7 @@ def _sort_out(graph, ranges: List[Tuple[int, int]]) -> _Parts:
     steps, bindings, definitions = parts.steps, parts.bindings, parts.definitions
     role_of = _ROLES.get
     for start, end in ranges:
-        nodes = iter(graph.order[start:end])
+        nodes = iter(graph.walk.order[start:end])
         for node in nodes:
             role = role_of(type(node))
             if role is None:
@@ -807,7 +806,7 @@ def _sort_out(graph, ranges: List[Tuple[int, int]]) -> _Parts:
             elif role == _NESTED:
                 if not isinstance(node, ast.Lambda):
                     definitions.append(node)
-                first, stop = graph.span(node)
+                first, stop = graph.walk.span(node)
                 skipped = stop - first - 1  # the nested scope's nodes
                 next(islice(nodes, skipped, skipped), None)
             else:
@@ -825,13 +824,13 @@ def _parameters(function, method: bool) -> Dict[str, Optional[int]]:
 
 
 def _outside_nested(graph, start: int, end: int) -> List[ast.AST]:
-    """`graph.order[start:end]` without what nested functions, lambdas and classes hold (but with them)."""
-    order, found = graph.order, []
+    """`graph.walk.order[start:end]` without what nested functions, lambdas and classes hold (but with them)."""
+    order, found = graph.walk.order, []
     index = start
     while index < end:
         node = order[index]
         found.append(node)
-        index = graph.span(node)[1] if isinstance(node, _SCOPES) else index + 1
+        index = graph.walk.span(node)[1] if isinstance(node, _SCOPES) else index + 1
     return found
 
 

@@ -66,10 +66,10 @@ class AmpLevelWithoutLossScaleOnCpu(Rule):
     call_names = framework.last_names(training.MODEL, training.BUILD_TRAIN_NETWORK)
 
     def visit_call(self, node: ast.Call, ctx):
-        api = training.api_of(ctx.graph.qualname(node.func))
+        api = training.api_of(ctx.names.qualname(node.func))
         if api not in ("Model", "build_train_network") or not training.has_optimizer(node, api):
             return
-        loss_scale = training.loss_scale_kind(node, api, ctx.graph.qualname)
+        loss_scale = training.loss_scale_kind(node, api, ctx.names.qualname)
         if loss_scale == "default":
             level_arg = training.level_argument(node, api)
             if training.module_constant(ctx.tree, level_arg) != "O2":

@@ -97,7 +97,7 @@ class AttributeAssignedInGraph(Rule):
         """`self.<name>` where <name> is not (and cannot be) a Parameter of the class."""
         if not isinstance(target, ast.Attribute):
             return False
-        tensors = ctx.graph.tensors(target)
+        tensors = ctx.tensors(target)
         if not tensors.is_self(target.value):
             return False
         owner = ctx.graph.owner_class(tensors.method())

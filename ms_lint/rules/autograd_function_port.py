@@ -78,7 +78,7 @@ class AutogradFunctionPort(Rule):
                                        for target in imports.names.values())):
             return
         for base in node.bases:
-            qualname = ctx.graph.qualname(base)
+            qualname = ctx.names.qualname(base)
             if qualname in AUTOGRAD_FUNCTIONS:
                 yield self.report(ctx, node, cls=node.name, base=ctx.text(base))
                 return

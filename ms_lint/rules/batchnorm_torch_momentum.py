@@ -5,7 +5,7 @@ from typing import Optional
 
 from ms_lint.fixing import edits
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Fix, Rule
 
 # MindSpore's batch normalisations, whose `momentum` is the weight of the old moving statistics (default 0.9).
@@ -68,9 +68,9 @@ class BatchnormTorchMomentum(Rule):
     call_names = BATCH_NORMS
 
     def visit_call(self, node: ast.Call, ctx):
-        if ctx.graph.last_name(node.func) not in _CANDIDATES or len(node.args) + len(node.keywords) < 2:
+        if ctx.names.last_name(node.func) not in _CANDIDATES or len(node.args) + len(node.keywords) < 2:
             return
-        if framework.mindspore_layer(ctx.graph.qualname(node.func)) not in BATCH_NORMS:
+        if framework.mindspore_layer(ctx.names.qualname(node.func)) not in BATCH_NORMS:
             return
         momentum = node.args[MOMENTUM_POSITION] if len(node.args) > MOMENTUM_POSITION else next(
             (k.value for k in node.keywords if k.arg == "momentum"), None)

@@ -5,7 +5,7 @@ import re
 from typing import Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Fix, Rule
 
 # Names a hoisted attribute must not take: public nn.Cell members (shadowing them breaks the Cell, MSL034).
@@ -85,7 +85,7 @@ class CellCreatedInGraph(Rule):
     fix_applicability = "unsafe"
 
     def visit_call(self, node: ast.Call, ctx):
-        qualname = ctx.graph.qualname(node.func)
+        qualname = ctx.names.qualname(node.func)
         if not (qualname and ctx.graph.is_cell_class(qualname)):
             return
         layer = qualname.rpartition(".")[2] if framework.is_framework(qualname) else ""
@@ -109,7 +109,7 @@ class CellCreatedInGraph(Rule):
                 or init.body[0].lineno == init.lineno or isinstance(init.body[-1], ast.Return):
             return None
         # Names must mean the same at the end of __init__: no local of either function (but `self`).
-        local_names = (ctx.graph.local_names(function) | ctx.graph.local_names(init)) - {self_name}
+        local_names = (ctx.names.local_names(function) | ctx.names.local_names(init)) - {self_name}
         if any(isinstance(sub, (ast.Lambda, *_COMPREHENSIONS)) or (isinstance(sub, ast.Name) and sub.id in local_names)
                for sub in ast.walk(node)):
             return None

@@ -4,7 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
 
 # `self.construct = self.forward` (or `construct = forward`) is how a Cell picks its graph: measured to work.
@@ -133,7 +133,7 @@ class CellInternalOverwritten(Rule):
                 f"the assignment raises `AttributeError: property '{name}' of '{cls}' object has no setter`")
         else:
             what = "method"
-            if isinstance(value, ast.Call) and ctx.graph.is_cell_class(ctx.graph.qualname(value.func)):
+            if isinstance(value, ast.Call) and ctx.graph.is_cell_class(ctx.names.qualname(value.func)):
                 consequence = f"the assignment raises `KeyError: ... the {name} child cell already exists`"
             elif name in _BREAKS_GRAPH_CALL:
                 consequence = ("every GRAPH_MODE call of the Cell calls it and fails "

@@ -4,8 +4,9 @@ import ast
 from typing import Optional
 
 from ms_lint.fixing import edits
+from ms_lint.analysis import bindings
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Fix, Rule
 
 _REGISTERING = frozenset({"insert_child_to_cell", "add_module", "register_module"})
@@ -117,7 +118,7 @@ class CellListAttribute(Rule):
 
     def _local_container(self, ctx, name: str, function) -> Optional[str]:
         """A local list/dict of Cells: built as a literal or comprehension, or filled by append/extend/+=/[k]=."""
-        for node in ctx.graph.uses_of_local(function, name):
+        for node in bindings.uses_of_local(ctx.walk, function, name):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 if not isinstance(node.value, ast.Name):
                     kind = self._cell_container(ctx, node.value, function, None, "", "")
@@ -160,7 +161,7 @@ class CellListAttribute(Rule):
         if isinstance(expr, ast.Call):
             return self._creates_cell(ctx, expr.func)
         if isinstance(expr, ast.Name):
-            for node in ctx.graph.nodes_of(function).bindings:
+            for node in ctx.walk.nodes_of(function).bindings:
                 if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id
                                                         for t in node.targets):
                     if self._is_cell(ctx, node.value, function, depth + 1):
@@ -228,7 +229,7 @@ class CellListAttribute(Rule):
 def _fillers(ctx, class_node: ast.ClassDef, attribute: str):
     """The `<name>.<attribute>.append/insert/extend(...)` calls and `<name>.<attribute> += ...` of a class, in
     `ast.walk` order."""
-    for node in ctx.graph.in_walk_order(class_node, (ast.Call, ast.AugAssign)):
+    for node in ctx.walk.in_walk_order(class_node, (ast.Call, ast.AugAssign)):
         if node.__class__ is ast.Call:
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "insert", "extend") \
                     and _is_self_attribute(node.func.value, attribute) and node.args:

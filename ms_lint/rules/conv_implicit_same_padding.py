@@ -15,7 +15,6 @@ TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "mindtorch")
 _TORCH_ORIGIN = re.compile(
     r"\b(?:adapted|ported|migrated|converted|modified|copied|translated|borrowed)\s+from\b[^\n]*?"
     r"\b(?:py)?torch(?:vision|audio)?\b", re.IGNORECASE)
-_ORIGIN_CACHE = "_msl061_torch_origin"
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:torch|torchvision|torchaudio|mindtorch)\b",
                           re.MULTILINE)
 
@@ -96,10 +95,7 @@ class ConvImplicitSamePadding(Rule):
 def torch_origin(ctx) -> Optional[str]:
     """Why the module counts as ported from PyTorch ("that imports `torch`", "whose header says ..."), or None.
     Computed once per module."""
-    tree = ctx.tree
-    if not hasattr(tree, _ORIGIN_CACHE):
-        setattr(tree, _ORIGIN_CACHE, _torch_origin(ctx))
-    return getattr(tree, _ORIGIN_CACHE)
+    return ctx.memo(torch_origin, lambda: _torch_origin(ctx))
 
 
 def _torch_origin(ctx) -> Optional[str]:

@@ -60,9 +60,9 @@ class DropoutPositionalKeepProb(Rule):
     call_names = frozenset({"Dropout"})
 
     def visit_call(self, node: ast.Call, ctx):
-        if ctx.graph.last_name(node.func) not in ("Dropout", None) or not (node.args or node.keywords):
+        if ctx.names.last_name(node.func) not in ("Dropout", None) or not (node.args or node.keywords):
             return
-        if framework.mindspore_layer(ctx.graph.qualname(node.func)) != "Dropout" or ctx.graph.version_guarded(node):
+        if framework.mindspore_layer(ctx.names.qualname(node.func)) != "Dropout" or ctx.graph.version_guarded(node):
             return
         keyword = next((k for k in node.keywords if k.arg == "keep_prob"), None)
         value = node.args[0] if node.args else (keyword.value if keyword else None)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
 from ms_lint.analysis.tensors import assignments_of, target_names
 
@@ -14,7 +14,6 @@ _MASK_OPS = frozenset({"logical_and", "logical_or", "logical_not", "logical_xor"
                        "isneginf", "isposinf", "isclose", "eq", "ne", "gt", "ge", "lt", "le", "greater", "less",
                        "greater_equal", "less_equal", "equal", "not_equal", "bool"})
 _MASK_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
-_MASK_NAMES = "_msl_mask_names"  # function -> the names bound to a mask form, cached on the module's tree
 
 
 class DynamicShapeOp(Rule):
@@ -77,7 +76,7 @@ class DynamicShapeOp(Rule):
             return  # `x[0]`, `x[:, 1:-1]`, `x[i, j]`: spares the tensor analysis of most subscripts
         if index.__class__ is ast.Name and not _may_name_mask(ctx, node, index.id):
             return  # `x[i]`: a name is a mask only through a binding to a mask form (`_is_mask`)
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         if not tensors.derives(node.value):
             return
         if _is_mask(tensors, index):
@@ -94,12 +93,12 @@ class DynamicShapeOp(Rule):
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func
-        qualname = ctx.graph.qualname(func)
+        qualname = ctx.names.qualname(func)
         if qualname is not None:
             dynamic = framework.is_framework(qualname) and qualname.rpartition(".")[2] in _DYNAMIC_OPS
         else:  # a method: x.nonzero(), x.unique()
             dynamic = isinstance(func, ast.Attribute) and func.attr in _DYNAMIC_OPS \
-                and ctx.graph.tensors(node).derives(func.value)
+                and ctx.tensors(node).derives(func.value)
         if dynamic:
             yield self._report(ctx, node, f"`{ctx.text(func)}`")
 
@@ -123,18 +122,15 @@ def _may_be_mask(expr: ast.expr) -> bool:
 def _may_name_mask(ctx, node: ast.AST, name: str) -> bool:
     """Can `name`, read in the function around `node`, be bound to a form `_is_mask` accepts? The names bound to
     such a form by the bindings the tensor analysis reads (`TensorValues.definition`), gathered once per function
-    (on the tree: released with it)."""
+    (in the module's memo)."""
     function = enclosing_function(node)
     if function is None:
         return True
-    by_function = getattr(ctx.tree, _MASK_NAMES, None)
-    if by_function is None:
-        by_function = {}
-        setattr(ctx.tree, _MASK_NAMES, by_function)
+    by_function = ctx.memo(_may_name_mask, dict)
     names = by_function.get(function)
     if names is None:
         names = by_function[function] = frozenset(
-            bound.id for binding in ctx.graph.nodes_of(function).bindings
+            bound.id for binding in ctx.walk.nodes_of(function).bindings
             for target, _, value in assignments_of(binding) if _may_be_mask(value) for bound in target_names(target))
     return name in names
 

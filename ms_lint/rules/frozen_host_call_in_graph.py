@@ -71,7 +71,7 @@ class FrozenHostCallInGraph(Rule):
                "input", "fromfile")
 
     def visit_call(self, node: ast.Call, ctx):
-        qualname = ctx.graph.qualname(node.func)
+        qualname = ctx.names.qualname(node.func)
         if not qualname:
             return
         if qualname.startswith(FROZEN_MODULES) or qualname in FROZEN_CALLS or qualname.startswith("os.environ."):
@@ -82,7 +82,7 @@ class FrozenHostCallInGraph(Rule):
                               fix=self._fix(ctx, node, qualname))
 
     def visit_subscript(self, node: ast.Subscript, ctx):
-        if isinstance(node.ctx, ast.Load) and ctx.graph.qualname(node.value) == "os.environ":
+        if isinstance(node.ctx, ast.Load) and ctx.names.qualname(node.value) == "os.environ":
             yield self.report(ctx, node, call=ctx.text(node), consequence=_consequence("os.environ"))
 
     @staticmethod
@@ -116,7 +116,7 @@ def _tensor_dtype(ctx, node: ast.Call) -> Optional[str]:
     """For `Tensor(node[, dtype])`: the dtype's text ("" when absent); None when `node` is not wrapped so."""
     wrapper = ctx.parent(node)
     if not (isinstance(wrapper, ast.Call) and wrapper.args and wrapper.args[0] is node
-            and ctx.graph.qualname(wrapper.func) in framework.TENSOR_CLASSES):
+            and ctx.names.qualname(wrapper.func) in framework.TENSOR_CLASSES):
         return None
     dtypes = [*wrapper.args[1:], *(k.value for k in wrapper.keywords if k.arg == "dtype")]
     if len(wrapper.args) > 2 or len(dtypes) + 1 != len(wrapper.args) + len(wrapper.keywords):

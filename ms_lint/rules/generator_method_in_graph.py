@@ -70,7 +70,7 @@ class GeneratorMethodInGraph(Rule):
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr in GENERATOR_METHODS):
             return
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         if tensors.is_self(func.value):
             owner = ctx.graph.owner_class(tensors.method())
             if owner is not None and any(func.attr in s.methods for s in ctx.graph.mro(owner)):

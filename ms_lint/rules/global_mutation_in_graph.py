@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Set
 
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
 
 # Nodes that open a scope of their own: a `global` statement does not reach into them.

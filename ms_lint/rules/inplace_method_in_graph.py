@@ -74,7 +74,7 @@ class InplaceMethodInGraph(Rule):
             return
         if isinstance(func.value, ast.Subscript):
             return  # an in-place call on a slice: MSL040 reports it
-        if not ctx.graph.tensors(node).derives(func.value):
+        if not ctx.tensors(node).derives(func.value):
             return  # not tensor data: some other object's method that happens to end in `_`
         yield self.report(ctx, node, method=func.attr, receiver=ctx.text(func.value), fix=_fix(ctx, node))
 

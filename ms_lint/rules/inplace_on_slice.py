@@ -98,7 +98,7 @@ class InplaceOnSlice(Rule):
                               consequence="fails to compile or has no effect on the sliced tensor",
                               fix=self._method_fix(ctx, node))
             return
-        if ctx.graph.qualname(func) in ("mindspore.ops.assign", "mindspore.ops.function.assign") and node.args:
+        if ctx.names.qualname(func) in ("mindspore.ops.assign", "mindspore.ops.function.assign") and node.args:
             parameter = self._parameter_of_slice(ctx, node.args[0])
             if parameter is not None:
                 fix = None
@@ -124,7 +124,7 @@ class InplaceOnSlice(Rule):
             target = target.value
         if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
             return None
-        tensors = ctx.graph.tensors(target)
+        tensors = ctx.tensors(target)
         if not tensors.is_self(target.value):
             return None
         owner = ctx.graph.owner_class(tensors.method())

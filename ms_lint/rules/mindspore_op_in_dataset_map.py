@@ -4,7 +4,7 @@ import ast
 from typing import List, Optional, Tuple
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 
 from ms_lint.rule import Rule
 
@@ -110,7 +110,7 @@ def _value_of(ctx, expr: ast.expr) -> ast.expr:
 def _network_operator(ctx, item: ast.expr) -> Optional[Tuple[str, str]]:
     """("instance", text) for a Cell or Primitive instance, ("function", text) for a functional op, else None."""
     if isinstance(item, ast.Call):
-        qualname = ctx.graph.qualname(item.func)
+        qualname = ctx.names.qualname(item.func)
         if not qualname:
             return None
         last = qualname.rpartition(".")[2]
@@ -122,7 +122,7 @@ def _network_operator(ctx, item: ast.expr) -> Optional[Tuple[str, str]]:
             return "instance", shown
         return None
     if isinstance(item, (ast.Attribute, ast.Name)):
-        qualname = ctx.graph.qualname(item) or ""
+        qualname = ctx.names.qualname(item) or ""
         last = qualname.rpartition(".")[2]
         if qualname.startswith(_FUNCTION_PACKAGES) and last[:1].islower() and not last.startswith("_"):
             return "function", ctx.text(item)
@@ -133,7 +133,7 @@ def _from_dataset(ctx, receiver: ast.expr) -> bool:
     """Does the receiver come from `mindspore.dataset` (a dataset class call, or a name assigned one)?"""
     receiver = _value_of(ctx, receiver)
     while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and \
-            not (ctx.graph.qualname(receiver.func) or "").startswith("mindspore.dataset."):
+            not (ctx.names.qualname(receiver.func) or "").startswith("mindspore.dataset."):
         receiver = receiver.func.value  # ds.NumpySlicesDataset(...).shuffle(4).map(...)
-    return isinstance(receiver, ast.Call) and (ctx.graph.qualname(receiver.func) or "").startswith(
+    return isinstance(receiver, ast.Call) and (ctx.names.qualname(receiver.func) or "").startswith(
         "mindspore.dataset.")

@@ -75,7 +75,7 @@ class MutableDefaultInGraph(Rule):
     def _is_mutable(ctx, default: ast.expr) -> bool:
         if isinstance(default, _MUTABLE_LITERALS):
             return True
-        return isinstance(default, ast.Call) and ctx.graph.qualname(default.func) in _MUTABLE_CALLS
+        return isinstance(default, ast.Call) and ctx.names.qualname(default.func) in _MUTABLE_CALLS
 
     @staticmethod
     def _fix(ctx, node, mutable) -> Optional[Fix]:
@@ -110,7 +110,7 @@ def _defaults(node) -> List[Tuple[ast.arg, ast.expr]]:
 def _graph_buildable(ctx, default: ast.expr) -> bool:
     return isinstance(default, _GRAPH_BUILDABLE) or (
         isinstance(default, ast.Call) and not default.args and not default.keywords
-        and ctx.graph.qualname(default.func) in ("builtins.list", "builtins.dict"))
+        and ctx.names.qualname(default.func) in ("builtins.list", "builtins.dict"))
 
 
 def _short(text: str) -> str:

@@ -6,7 +6,7 @@ from typing import Optional
 
 from ms_lint.fixing import edits
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Fix, Rule
 
 
@@ -62,11 +62,11 @@ class NumpyConstantInGraph(Rule):
     call_names = framework.NUMPY_ARRAY_CONSTRUCTORS
 
     def visit_call(self, node: ast.Call, ctx):
-        qualname = ctx.graph.qualname(node.func) or ""
+        qualname = ctx.names.qualname(node.func) or ""
         if not qualname.startswith("numpy.") or qualname.rpartition(".")[2] not in framework.NUMPY_ARRAY_CONSTRUCTORS \
                 or qualname.count(".") != 1:
             return
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         if any(tensors.derives(a) for a in [*node.args, *(k.value for k in node.keywords)]):
             return  # numpy on tensor data: MSL001
         yield self.report(ctx, node, call=ctx.text(node.func), fix=self._hoist(ctx, node))
@@ -74,11 +74,11 @@ class NumpyConstantInGraph(Rule):
     def _hoist(self, ctx, node: ast.Call) -> Optional[Fix]:
         wrapper = ctx.parent(node)
         tensor, _ = edits.reference(ctx.graph, "mindspore.Tensor")
-        if not (isinstance(wrapper, ast.Call) and ctx.graph.qualname(wrapper.func) in (
+        if not (isinstance(wrapper, ast.Call) and ctx.names.qualname(wrapper.func) in (
                 "mindspore.Tensor", "mindspore.common.tensor.Tensor")):
             return None
         function = enclosing_function(node)
-        local_names = ctx.graph.local_names(function)
+        local_names = ctx.names.local_names(function)
         if any(isinstance(n, ast.Name) and n.id in local_names for n in ast.walk(wrapper)):
             return None  # depends on a local or an argument: cannot be computed in __init__
         owner = ctx.graph.owner_class(function)

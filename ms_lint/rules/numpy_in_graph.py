@@ -83,10 +83,10 @@ class NumpyInGraph(Rule):
     needles = ("numpy", "scipy")
 
     def visit_call(self, node: ast.Call, ctx):
-        qualname = ctx.graph.qualname(node.func)
+        qualname = ctx.names.qualname(node.func)
         if not framework.is_host_numeric(qualname) or qualname.startswith("numpy.random."):
             return  # numpy.random is MSL004 (frozen at compile time)
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if not any(tensors.derives(a) for a in arguments):
             return
@@ -106,7 +106,7 @@ class NumpyInGraph(Rule):
         if isinstance(ctx.parent(node), ast.BinOp):
             return  # one report for a whole `a + b + c` chain, from its outermost operation
         operands = list(_arithmetic_operands(node))
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         # the array first: rare, and cheaper to rule out than tensor data
         if any(tensors.is_ndarray(o) for o in operands) and any(tensors.is_graph_tensor(o) for o in operands):
             yield self.report(ctx, node, severity="error", what="arithmetic between a tensor and a NumPy array",
@@ -120,7 +120,7 @@ class NumpyInGraph(Rule):
         if mapped is None or (function == "where" and len(node.args) != 3):
             return None  # one-argument np.where is nonzero(), not a select
         name, keywords = mapped
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         values = [*node.args, *(k.value for k in node.keywords)]
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg not in keywords for k in node.keywords):
             return None  # a keyword ops does not take (out=, dtype=, initial=...)
@@ -132,7 +132,7 @@ class NumpyInGraph(Rule):
         replacement = f"{ops}.{name}({', '.join(arguments)})"
         target = node
         wrapper = ctx.parent(node)
-        if isinstance(wrapper, ast.Call) and ctx.graph.qualname(wrapper.func) in (
+        if isinstance(wrapper, ast.Call) and ctx.names.qualname(wrapper.func) in (
                 "mindspore.Tensor", "mindspore.common.tensor.Tensor") and wrapper.args and wrapper.args[0] is node:
             dtype = wrapper.args[1] if len(wrapper.args) > 1 else next(
                 (k.value for k in wrapper.keywords if k.arg == "dtype"), None)

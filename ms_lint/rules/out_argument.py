@@ -68,7 +68,7 @@ class OutArgument(Rule):
         return self._report(node, ctx, out)
 
     def _report(self, node: ast.Call, ctx, out: ast.keyword):
-        qualname = ctx.graph.qualname(node.func) or ""
+        qualname = ctx.names.qualname(node.func) or ""
         if not qualname.startswith(_PACKAGES):
             return
         if qualname.startswith("mindspore.mint."):

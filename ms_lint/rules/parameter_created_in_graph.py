@@ -57,6 +57,6 @@ class ParameterCreatedInGraph(Rule):
     call_names = framework.last_names(framework.PARAMETER_CLASSES, PARAMETER_TUPLES)
 
     def visit_call(self, node: ast.Call, ctx):
-        qualname = ctx.graph.qualname(node.func)
+        qualname = ctx.names.qualname(node.func)
         if qualname in framework.PARAMETER_CLASSES or qualname in PARAMETER_TUPLES:
             yield self.report(ctx, node, call=ctx.text(node.func))

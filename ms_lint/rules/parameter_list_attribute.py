@@ -3,8 +3,9 @@ from __future__ import annotations
 import ast
 
 from ms_lint.fixing import edits
+from ms_lint.analysis import bindings
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Fix, Rule
 
 # Methods that mutate a list in place: a ParameterTuple (a tuple) has none of them, so the fix is withheld.
@@ -112,7 +113,7 @@ class ParameterListAttribute(Rule):
         """A local list of Parameters (a literal, a comprehension, filled by append/insert) assigned to self; the
         flag says it holds nothing else and does not change after the assignment (it is aliased by self.x)."""
         kind, only = None, True
-        for node in ctx.graph.uses_of_local(function, name):
+        for node in bindings.uses_of_local(ctx.walk, function, name):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 found, found_only = (None, False) if isinstance(node.value, ast.Name) else self._container(
                     ctx, node.value, function, None, "")
@@ -128,9 +129,9 @@ class ParameterListAttribute(Rule):
 
     def _creates_parameter(self, ctx, expr, function, depth: int = 0) -> bool:
         if isinstance(expr, ast.Call):
-            return ctx.graph.qualname(expr.func) in framework.PARAMETER_CLASSES
+            return ctx.names.qualname(expr.func) in framework.PARAMETER_CLASSES
         if isinstance(expr, ast.Name) and depth < 3:
-            assigned = [n for n in ctx.graph.nodes_of(function).bindings if isinstance(n, ast.Assign)]
+            assigned = [n for n in ctx.walk.nodes_of(function).bindings if isinstance(n, ast.Assign)]
             # a local Parameter also stored in an attribute of its own is registered there: the list is an alias
             if any(getattr(n.value, "id", None) == expr.id and isinstance(n.targets[0], ast.Attribute)
                    for n in assigned):
@@ -144,7 +145,7 @@ class ParameterListAttribute(Rule):
         return any(isinstance(node.func, ast.Attribute)
                    and node.func.attr in ("append", "insert") and _is_self_attribute(node.func.value, attribute)
                    and node.args and self._creates_parameter(ctx, node.args[-1], method)
-                   for method in _methods(class_node) for node in ctx.graph.of_kind(method, ast.Call))
+                   for method in _methods(class_node) for node in ctx.walk.of_kind(method, ast.Call))
 
     @staticmethod
     def _fix(ctx, value) -> Fix:

@@ -60,7 +60,7 @@ class ParameterSetDataInGraph(Rule):
         if isinstance(func, ast.Attribute) and func.attr == "set_data":
             yield self.report(ctx, node, call=f"{ctx.text(func)}(...)", fix=self._fix(ctx, node))
             return
-        qualname = ctx.graph.qualname(func) or ""
+        qualname = ctx.names.qualname(func) or ""
         if _is_initializer(qualname):
             if not self._inside_set_data(ctx, node):  # one finding for `p.set_data(initializer(...))`
                 yield self.report(ctx, node, call=f"{ctx.text(func)}(...)")
@@ -82,7 +82,7 @@ class ParameterSetDataInGraph(Rule):
         if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred) \
                 or not isinstance(ctx.parent(node), ast.Expr):
             return None
-        if any(isinstance(sub, ast.Call) and _is_initializer(ctx.graph.qualname(sub.func) or "")
+        if any(isinstance(sub, ast.Call) and _is_initializer(ctx.names.qualname(sub.func) or "")
                for sub in ast.walk(node.args[0])):
             return None  # the new value itself cannot be built in the graph
         ops, imports = edits.reference(ctx.graph, "mindspore.ops")

@@ -59,9 +59,9 @@ class RangeOverTensor(Rule):
     call_names = frozenset({"range"})
 
     def visit_call(self, node: ast.Call, ctx):
-        if ctx.graph.qualname(node.func) != "builtins.range":
+        if ctx.names.qualname(node.func) != "builtins.range":
             return
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         for argument in node.args:
             # a graph tensor, not host data such as `int(n)` or `n.item()` (those compile); a helper's
             # argument counts only when annotated `Tensor` (callers often pass Python ints)

@@ -5,7 +5,7 @@ import re
 from typing import Iterator, List, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
 
 GLOBAL_SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed"})
@@ -70,7 +70,7 @@ class RankDependentSeed(Rule):
     call_names = framework.last_names(GLOBAL_SEEDS)
 
     def visit_call(self, node: ast.Call, ctx):
-        if ctx.graph.qualname(node.func) not in GLOBAL_SEEDS:
+        if ctx.names.qualname(node.func) not in GLOBAL_SEEDS:
             return
         seed = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "seed"), None)
         if seed is None:
@@ -89,7 +89,7 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
     """What rank-dependent or random value `expr` is built from, or None."""
     for node in ast.walk(expr):
         if isinstance(node, ast.Call):
-            qualname = ctx.graph.qualname(node.func) or ""
+            qualname = ctx.names.qualname(node.func) or ""
             last = qualname.rpartition(".")[2] or _attr_name(node.func)
             if last in RANK_CALLS:
                 return f"the rank (`{ctx.text(node)}`)"
@@ -97,7 +97,7 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
                 return f"the rank (`{ctx.text(node)}`)"
             if qualname.startswith(RANDOM_PREFIXES) or qualname in RANDOM_CALLS:
                 return f"a random draw (`{ctx.text(node)}`)"
-        elif isinstance(node, ast.Subscript) and ctx.graph.qualname(node.value) == "os.environ" and \
+        elif isinstance(node, ast.Subscript) and ctx.names.qualname(node.value) == "os.environ" and \
                 _rank_variable(node.slice):
             return f"the rank (`{ctx.text(node)}`)"
         elif isinstance(node, ast.Attribute) and RANK_NAMES.match(node.attr):

@@ -15,7 +15,6 @@ JIT = frozenset({"mindspore.jit", "mindspore.common.jit", "mindspore.common.api.
 DROPPED = {"mode": '`capture_mode="ast"|"bytecode"`', "input_signature": "`dynamic=1` or `Cell.set_inputs`",
            "jit_config": "`jit_level=`, `fullgraph=` or options", "compile_once": None, "hash_args": None}
 SET_CONTEXT = frozenset({"mindspore.set_context", "mindspore.context.set_context"})
-_GUARDED_CACHE = "_msl065_guarded"
 
 
 class RemovedJitApi(Rule):
@@ -90,7 +89,7 @@ class RemovedJitApi(Rule):
 
     # the name and attribute hooks run on most nodes of the modules that spell a needle: plain returns for them
     def visit_name(self, node: ast.Name, ctx):
-        last = ctx.graph.last_name(node)
+        last = ctx.names.last_name(node)
         if last not in REMOVED and not (last is None and node.id in REMOVED):
             return None  # a name bound by a function-level `import ... as` alias is only caught at its import
         if isinstance(node.ctx, ast.Load) and node.id not in _guarded(ctx):
@@ -105,7 +104,7 @@ class RemovedJitApi(Rule):
     def visit_call(self, node: ast.Call, ctx):
         if not any(k.arg in DROPPED or k.arg == "jit_syntax_level" for k in node.keywords):
             return
-        qualname = ctx.graph.qualname(node.func)
+        qualname = ctx.names.qualname(node.func)
         if qualname in JIT:
             dropped = [k.arg for k in node.keywords if k.arg in DROPPED]
             if dropped and not ctx.graph.version_guarded(node):
@@ -131,7 +130,7 @@ class RemovedJitApi(Rule):
                                   consequence=f"deprecated in MindSpore 2.10 (still applied); {advice}")
 
     def _use(self, node: ast.expr, ctx):
-        qualname = ctx.graph.qualname(node)
+        qualname = ctx.names.qualname(node)
         if not qualname:
             return
         module, _, name = qualname.rpartition(".")
@@ -188,10 +187,7 @@ def _free_for(ctx, name: str) -> bool:
 
 def _guarded(ctx) -> FrozenSet[str]:
     """Names bound by a version-fallback import of a removed API (computed once per module)."""
-    tree = ctx.tree
-    if not hasattr(tree, _GUARDED_CACHE):
-        setattr(tree, _GUARDED_CACHE, _fallback_names(ctx))
-    return getattr(tree, _GUARDED_CACHE)
+    return ctx.memo(_guarded, lambda: _fallback_names(ctx))
 
 
 def _fallback_names(ctx) -> FrozenSet[str]:

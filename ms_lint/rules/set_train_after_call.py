@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional, Tuple
 
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

@@ -68,9 +68,9 @@ class TensorFormatInPrint(Rule):
     call_names = frozenset({"print"})
 
     def visit_call(self, node: ast.Call, ctx):
-        if ctx.graph.qualname(node.func) != "builtins.print":
+        if ctx.names.qualname(node.func) != "builtins.print":
             return
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         for argument in node.args:
             for formatted in ast.walk(argument):
                 kind, values = _formatting(formatted)

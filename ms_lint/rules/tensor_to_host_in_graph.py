@@ -59,7 +59,7 @@ class TensorToHostInGraph(Rule):
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr in HOST_COPIES) or node.args or node.keywords:
             return
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         receiver = func.value
         if tensors.is_ndarray(receiver) or (tensors.on_host(receiver) and func.attr != "asnumpy"):
             return  # already host data: `x.asnumpy().tolist()` is one copy, reported on `asnumpy`
@@ -76,9 +76,9 @@ class TensorToHostInGraph(Rule):
         child, parent = node, ctx.parent(node)
         while isinstance(parent, (ast.expr, ast.keyword)):
             if isinstance(parent, ast.Call) and child is not parent.func:
-                qualname = ctx.graph.qualname(parent.func)
+                qualname = ctx.names.qualname(parent.func)
                 if framework.is_host_numeric(qualname) and not qualname.startswith("numpy.random."):
                     argument = child.value if isinstance(child, ast.keyword) else child
-                    return ctx.graph.tensors(node).derives(argument)
+                    return ctx.tensors(node).derives(argument)
             child, parent = parent, ctx.parent(parent)
         return False

@@ -3,11 +3,10 @@ from __future__ import annotations
 import ast
 from typing import Optional, Set
 
-from ms_lint.analysis.graph import enclosing_function
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
 
 THREAD_MODULES = ("threading.", "_thread.", "multiprocessing.", "concurrent.futures.")
-_THREAD_ATTRIBUTES = "_msl005_thread_attributes"  # cache on the module's tree: see _thread_attributes
 
 
 class ThreadInGraph(Rule):
@@ -62,7 +61,7 @@ class ThreadInGraph(Rule):
     needles = ("threading", "_thread", "multiprocessing", "concurrent")
 
     def visit_call(self, node: ast.Call, ctx):
-        qualname = ctx.graph.qualname(node.func) or ""
+        qualname = ctx.names.qualname(node.func) or ""
         if qualname.startswith(THREAD_MODULES):
             yield self.report(ctx, node, what=f"`{ctx.text(node.func)}(...)`",
                               consequence="runs once at compile time, or fails to compile")
@@ -83,12 +82,12 @@ class ThreadInGraph(Rule):
         """`self.<attr>` or a module global that is assigned a threading/multiprocessing object somewhere."""
         if isinstance(expr, ast.Name):
             function = enclosing_function(expr)
-            if function is not None and expr.id in ctx.graph.local_names(function):
+            if function is not None and expr.id in ctx.names.local_names(function):
                 return False  # a local: its creation is reported where it happens
             return expr.id in _thread_globals(ctx)
         if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
             return False
-        tensors = ctx.graph.tensors(expr)
+        tensors = ctx.tensors(expr)
         if not tensors.is_self(expr.value):
             return False
         owner = ctx.graph.owner_class(tensors.method())
@@ -97,7 +96,7 @@ class ThreadInGraph(Rule):
 
 
 def _is_thread_call(ctx, value: Optional[ast.AST]) -> bool:
-    return isinstance(value, ast.Call) and (ctx.graph.qualname(value.func) or "").startswith(THREAD_MODULES)
+    return isinstance(value, ast.Call) and (ctx.names.qualname(value.func) or "").startswith(THREAD_MODULES)
 
 
 def _thread_globals(ctx) -> Set[str]:
@@ -111,10 +110,7 @@ def _thread_globals(ctx) -> Set[str]:
 def _thread_attributes(ctx, summary) -> Set[str]:
     """Attributes the class's methods assign a threading/multiprocessing object to (`self.lock = Lock()`); found
     once per class and module (asked for every method call on `self` in graph code)."""
-    found = getattr(ctx.tree, _THREAD_ATTRIBUTES, None)
-    if found is None:
-        found = {}
-        setattr(ctx.tree, _THREAD_ATTRIBUTES, found)
+    found = ctx.memo(_thread_attributes, dict)
     if summary.qualname not in found:
         found[summary.qualname] = _assigned_thread_objects(ctx, summary)
     return found[summary.qualname]

@@ -1,13 +1,12 @@
 from __future__ import annotations
 
 import ast
-import itertools
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional
 
 from ms_lint.fixing import edits
-from ms_lint.analysis import framework
-from ms_lint.analysis.graph import enclosing_function, parent_of, walk
-from ms_lint.analysis.imports import statements
+from ms_lint.analysis import bindings, framework
+from ms_lint.analysis.walk import enclosing_function
+from ms_lint.source import walk
 from ms_lint.rule import Edit, Fix, Rule
 
 # PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
@@ -21,11 +20,6 @@ _TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "tran
                              "mean", "exp", "log", "sqrt", "matmul", "to", "type_as"})
 _MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")
 _MAX_DEPTH = 8
-_BINDING_NODES = "_msl064_binding_nodes"  # index on a function or module node: see _binding_nodes
-_USES_MINDTORCH = "_msl064_uses_mindtorch"  # cache on the module's tree: see _uses_mindtorch
-_BINDING_KINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
-                            ast.withitem, ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
-                            ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _ON = {"tensor": "on a MindSpore tensor", "cell": "on a MindSpore Cell"}
 _NO_GRAD = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode")
 _NO_GRAD_NAMES = frozenset(qualname.rpartition(".")[2] for qualname in _NO_GRAD)
@@ -147,7 +141,7 @@ class TorchTensorApi(Rule):
         call = ctx.parent(node)
         if not isinstance(call, ast.Call) or _uses_mindtorch(ctx):
             return
-        qualname = ctx.graph.qualname(call.func) or ""
+        qualname = ctx.names.qualname(call.func) or ""
         if qualname.startswith("mindspore.") and _is_torch_device_call(ctx, node.value):
             yield self.report(ctx, node.value, call=f"{ctx.text(node.value.func)}(...)", where="passed to MindSpore",
                               consequence=f"`{qualname}` takes MindSpore device names, not a PyTorch device")
@@ -162,7 +156,7 @@ class TorchTensorApi(Rule):
         if _mentions_torch(ctx, receiver):
             return None
         if ctx.graph.is_compiled(call):
-            tensors = ctx.graph.tensors(call)
+            tensors = ctx.tensors(call)
             cell = ctx.graph.cell_of(enclosing_function(call))
             if cell is not None and cell.kind == "module":
                 return None
@@ -213,18 +207,15 @@ def _device_argument(call: ast.Call) -> Optional[ast.expr]:
 
 def _uses_mindtorch(ctx) -> bool:
     """Computed once per module: every candidate call asks."""
-    found = getattr(ctx.tree, _USES_MINDTORCH, None)
-    if found is None:
-        imports = ctx.graph.imports
-        found = imports.mstorch or any(target.partition(".")[0] == "mindtorch" for target in imports.names.values())
-        setattr(ctx.tree, _USES_MINDTORCH, found)
-    return found
+    imports = ctx.graph.imports
+    return ctx.memo(_uses_mindtorch, lambda: imports.mstorch or any(
+        target.partition(".")[0] == "mindtorch" for target in imports.names.values()))
 
 
 def _mentions_torch(ctx, expr: ast.expr) -> bool:
     for node in walk(expr):
         if isinstance(node, (ast.Name, ast.Attribute)):
-            qualname = ctx.graph.qualname(node)
+            qualname = ctx.names.qualname(node)
             if qualname and qualname.partition(".")[0] in ("torch", "torchvision"):
                 return True
     return False
@@ -246,7 +237,7 @@ def _torch_device(ctx, expr: Optional[ast.expr]) -> Optional[str]:
 
 
 def _is_torch_device_call(ctx, expr) -> bool:
-    return isinstance(expr, ast.Call) and ctx.graph.qualname(expr.func) == "torch.device"
+    return isinstance(expr, ast.Call) and ctx.names.qualname(expr.func) == "torch.device"
 
 
 def _is_no_grad(ctx, expr: ast.expr, function) -> bool:
@@ -254,11 +245,11 @@ def _is_no_grad(ctx, expr: ast.expr, function) -> bool:
     func = expr.func if isinstance(expr, ast.Call) else expr
     if not _may_end_in(ctx, func, function, _NO_GRAD_NAMES):
         return False
-    return ctx.graph.qualname(func) in _NO_GRAD
+    return ctx.names.qualname(func) in _NO_GRAD
 
 
 def _may_end_in(ctx, expr: ast.expr, function, last_names) -> bool:
-    """Can `ctx.graph.qualname(expr)` (`expr` read in `function`) end in one of `last_names`? Spares resolving
+    """Can `ctx.names.qualname(expr)` (`expr` read in `function`) end in one of `last_names`? Spares resolving
     the scopes of most expressions: an attribute's qualname ends in the attribute; a name that no import in its
     function binds resolves through the module's names (whose targets `last_name` reads), to `builtins.<name>`
     or to nothing; anything else has no qualname."""
@@ -266,8 +257,8 @@ def _may_end_in(ctx, expr: ast.expr, function, last_names) -> bool:
         return expr.attr in last_names
     if not isinstance(expr, ast.Name):
         return False
-    return (ctx.graph.last_name(expr) or expr.id) in last_names or (
-        function is not None and ctx.graph.spells_import(function))
+    return (ctx.names.last_name(expr) or expr.id) in last_names or (
+        function is not None and ctx.names.spells_import(function))
 
 
 def _only_mindspore(ctx, block) -> bool:
@@ -277,11 +268,11 @@ def _only_mindspore(ctx, block) -> bool:
     for stmt in block.body:
         for node in walk(stmt):
             if isinstance(node, (ast.Name, ast.Attribute)):
-                qualname = ctx.graph.qualname(node) or ""
+                qualname = ctx.names.qualname(node) or ""
                 if qualname.partition(".")[0] in ("torch", "torchvision"):
                     return False
             if isinstance(node, ast.Call) and not calls_mindspore:
-                qualname = ctx.graph.qualname(node.func) or ""
+                qualname = ctx.names.qualname(node.func) or ""
                 calls_mindspore = qualname.startswith("mindspore.") or _host_kind(ctx, node.func, {}, 0) == "cell"
     return calls_mindspore
 
@@ -303,13 +294,13 @@ def _host_kind(ctx, expr: ast.expr, memo: Dict[int, Optional[str]], depth: int) 
 def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
     graph = ctx.graph
     if isinstance(expr, ast.Call):
-        qualname = graph.qualname(expr.func)
+        qualname = graph.names.qualname(expr.func)
         if qualname and _is_mindspore_tensor_call(qualname):
             return "tensor"
         if qualname and _is_mindspore_cell_class(ctx, qualname):
             return "cell"
         if isinstance(expr.func, ast.Call):  # ops.ReLU()(x)
-            inner = graph.qualname(expr.func.func) or ""
+            inner = graph.names.qualname(expr.func.func) or ""
             if inner.startswith("mindspore.ops.") and inner.rpartition(".")[2][:1].isupper() \
                     and not framework.returns_metadata(inner):
                 return "tensor"
@@ -354,7 +345,7 @@ def _is_mindspore_cell_class(ctx, qualname: str) -> bool:
 def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
     if arg.annotation is None:
         return None
-    qualname = ctx.graph.qualname(arg.annotation) or ""
+    qualname = ctx.names.qualname(arg.annotation) or ""
     return "tensor" if qualname.startswith("mindspore.") and qualname in framework.TENSOR_CLASSES else None
 
 
@@ -371,7 +362,7 @@ def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
     the `ast.arg` of a parameter. Empty when any binding is of another form (loop target, unpacking, `with`,
     augmented assignment, import, `global`), which the rule does not follow."""
     function = enclosing_function(name)
-    if function is not None and name.id not in ctx.graph.local_names(function):
+    if function is not None and name.id not in ctx.names.local_names(function):
         function = None  # a module name read inside a function
     values: List[ast.AST] = []
     if function is not None:
@@ -379,7 +370,7 @@ def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
         for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
             if arg.arg == name.id:
                 values.append(arg)
-    for node in _binding_nodes(ctx, function, name.id):
+    for node in bindings.binders(ctx.walk, function, name.id):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id == name.id:
@@ -403,73 +394,3 @@ def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
             if name.id in bound:
                 return []
     return values
-
-
-def _binding_nodes(ctx, function, name: str) -> List[ast.AST]:
-    """The nodes that can bind `name` in a function (its body, nested scopes included) or, for None, at module
-    level, in walk order: indexed by the names they concern once per scope, as every name read there is looked
-    up among them."""
-    scope = function if function is not None else ctx.tree
-    index = getattr(scope, _BINDING_NODES, None)
-    if index is None:
-        if function is not None:  # read off the module's preorder, then put back in walk order below
-            nodes = itertools.islice(ctx.graph.order, *ctx.graph.body_span(function))
-        else:
-            nodes = (node for stmt in statements(ctx.tree.body) for node in _shallow(stmt))
-        index = {}
-        for node in nodes:
-            if node.__class__ in _BINDING_KINDS:  # node classes are final: one set lookup per node
-                for concerned in _concerned_names(node):
-                    index.setdefault(concerned, []).append(node)
-        if function is not None:
-            body = function.body if isinstance(function.body, list) else [function.body]
-            statement_of = {id(stmt): position for position, stmt in enumerate(body)}
-            for found in index.values():
-                if len(found) > 1:  # a stable sort keeps the preorder among equals
-                    found.sort(key=lambda node: _walk_position(node, function, statement_of))
-        setattr(scope, _BINDING_NODES, index)
-    return index.get(name, [])
-
-
-def _walk_position(node, function, statement_of) -> Tuple[int, int]:
-    """(body statement, depth in it): with preorder among equals, the order of `walk(stmt) for stmt in body`
-    (breadth first in each statement)."""
-    depth = 0
-    while parent_of(node) is not function:
-        node, depth = parent_of(node), depth + 1
-    return statement_of[id(node)], depth
-
-
-def _concerned_names(node: ast.AST) -> Set[str]:
-    """Every name `_bindings` can match on a binding node."""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).partition(".")[0] for a in node.names}
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        return set(node.names)
-    if isinstance(node, ast.Assign):
-        targets = node.targets
-    else:
-        targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
-    names = set()
-    for target in targets:
-        if target.__class__ is ast.Name:  # most targets: nothing under them to walk
-            names.add(target.id)
-        elif target is not None:
-            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return names
-
-
-def _shallow(stmt: ast.stmt):
-    """The nodes of a module-level statement, not entering function or class bodies."""
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        yield stmt
-        return
-    stack = [stmt]
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.stmt)):
-                stack.append(child)

@@ -7,15 +7,13 @@ from typing import List, Optional, Set
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.compile_context import flag_names
-from ms_lint.analysis.graph import rows_spelling
+from ms_lint.analysis.walk import rows_spelling
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
 # no instance attributes. Any other external base (nn.Dense, a package not in the project) may define anything.
 _KNOWN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "builtins.object", "abc.ABC"})
-_MARKER_ROWS = "_msl_abstract_marker_rows"  # cache on the module's tree: see _abstract_marker_rows
 _ABSTRACT_MARKERS = ("NotImplementedError", "abstractmethod")
-_ALWAYS_DEFINED = "_msl_always_defined"  # cache on the module's tree: see _always_defined
 _OWNER_BEFORE = re.compile(r"\s*\.\s*(\w+)")  # `<owner>.` read backwards from the attribute name after it
 # Builtins that only look at the object they are given.
 _LOOKING_BUILTINS = frozenset({"super", "isinstance", "issubclass", "type", "id", "hasattr", "getattr", "setattr",
@@ -135,13 +133,13 @@ def _graph_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
 def _self_reads(graph, function, self_name: str) -> List[ast.Attribute]:
     """`self.x` loads in a method and its nested functions (not where `self` is rebound, not in nested classes),
     in preorder: taken from the method's attribute loads, which the graph gathers for every compiled function."""
-    nodes = graph.nodes_of(function)
+    nodes = graph.walk.nodes_of(function)
     reads = [node for node in nodes.attribute_loads
              if node.value.__class__ is ast.Name and node.value.id == self_name]
     hidden = [node for node in nodes.bindings if isinstance(node, ast.ClassDef)]
     hidden += [node for node in nodes.nested if self_name in _parameter_names(node)]
     if reads and hidden:
-        inside = {id(node) for scope in hidden for node in graph.subtree(scope)}
+        inside = {id(node) for scope in hidden for node in graph.walk.subtree(scope)}
         reads = [read for read in reads if id(read) not in inside]
     return reads
 
@@ -175,17 +173,14 @@ def _looks_abstract(node: ast.ClassDef, ctx) -> bool:
         return False
     return any((isinstance(sub, ast.Raise) and "NotImplementedError" in ast.dump(sub))
                or (isinstance(sub, ast.FunctionDef) and _decorated_with(sub, ("abstractmethod",)))
-               for sub in ctx.graph.subtree(node))
+               for sub in ctx.walk.subtree(node))
 
 
 def _abstract_marker_rows(ctx) -> List[int]:
     """The rows mentioning `NotImplementedError` or `abstractmethod` (found once per module)."""
-    rows = getattr(ctx.tree, _MARKER_ROWS, None)
-    if rows is None:
-        text = ctx.source.text
-        rows = sorted({row for marker in _ABSTRACT_MARKERS for row in rows_spelling(text, marker)})
-        setattr(ctx.tree, _MARKER_ROWS, rows)
-    return rows
+    text = ctx.source.text
+    return ctx.memo(_abstract_marker_rows, lambda: sorted(
+        {row for marker in _ABSTRACT_MARKERS for row in rows_spelling(text, marker)}))
 
 
 def _decorated_with(function, names) -> bool:
@@ -247,9 +242,6 @@ def _distance(a: str, b: str, limit: int) -> int:
 def _always_defined(ctx) -> Set[str]:
     """The names every Cell of the module has: `nn.Cell`'s members and the flags `add_flags` sets (once per
     module)."""
-    names = getattr(ctx.tree, _ALWAYS_DEFINED, None)
-    if names is None:
-        # add_flags(name=...) sets attributes on Cells, often from another module (a text generator)
-        names = set(framework.CELL_MEMBERS) | ctx.compile_context.flags | flag_names(ctx.source.text)
-        setattr(ctx.tree, _ALWAYS_DEFINED, names)
-    return names
+    # add_flags(name=...) sets attributes on Cells, often from another module (a text generator)
+    return ctx.memo(_always_defined, lambda: set(framework.CELL_MEMBERS) | ctx.compile_context.flags
+                    | flag_names(ctx.source.text))

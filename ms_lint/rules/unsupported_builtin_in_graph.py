@@ -64,7 +64,7 @@ class UnsupportedBuiltinInGraph(Rule):
     call_names = frozenset({"eval", "exec", "iter"}) | FALLBACK_BUILTINS
 
     def visit_call(self, node: ast.Call, ctx):
-        qualname = ctx.graph.qualname(node.func) or ""
+        qualname = ctx.names.qualname(node.func) or ""
         if not qualname.startswith("builtins."):
             return
         builtin = qualname[len("builtins."):]
@@ -75,7 +75,7 @@ class UnsupportedBuiltinInGraph(Rule):
             return
         if builtin != "iter" and builtin not in FALLBACK_BUILTINS:
             return
-        tensors = ctx.graph.tensors(node)
+        tensors = ctx.tensors(node)
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if any(_holds_tensor_data(ctx, tensors, a) for a in arguments):
             if builtin == "iter":
@@ -124,7 +124,7 @@ def _plumbing(ctx, definition):
         return definition
     if isinstance(definition, (ast.For, ast.comprehension)):
         return definition.iter
-    if isinstance(definition, ast.Call) and definition.args and ctx.graph.qualname(definition.func) in (
+    if isinstance(definition, ast.Call) and definition.args and ctx.names.qualname(definition.func) in (
             "builtins.sorted", "builtins.list", "builtins.tuple", "builtins.reversed"):
         return definition.args[0]
     return None

@@ -98,7 +98,7 @@ def _with_failure(ctx, expr: ast.expr, depth: int = 0) -> Optional[str]:
     if depth > 4:
         return None
     if isinstance(expr, ast.Call):
-        qualname = ctx.graph.qualname(expr.func)
+        qualname = ctx.names.qualname(expr.func)
         if qualname is None or qualname.endswith(_STREAM_CONTEXTS):
             return None  # an unknown callee; MindSpore's stream contexts are supported
         summary = ctx.graph.index.lookup_class(qualname)
@@ -113,10 +113,10 @@ def _with_failure(ctx, expr: ast.expr, depth: int = 0) -> Optional[str]:
         # a project function called through a module may return a jit_class; no library class is one
         return None if project else _not_jit_class(qualname)
     if isinstance(expr, ast.Name):
-        value = ctx.graph.tensors(expr).definition(expr)
+        value = ctx.tensors(expr).definition(expr)
         return _with_failure(ctx, value, depth + 1) if isinstance(value, ast.expr) else None
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
-        tensors = ctx.graph.tensors(expr)
+        tensors = ctx.tensors(expr)
         owner = ctx.graph.owner_class(tensors.method()) if tensors.is_self(expr.value) else None
         if owner is None:
             return None

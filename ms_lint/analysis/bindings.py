@@ -1,0 +1,117 @@
+"""Bindings: which nodes bind or build up a name in a scope, indexed once per scope and asked by name.
+
+Rules and analyses follow names back to what was assigned to them; each asks about many names of the same
+function, so the nodes are gathered once per scope (through the module's memo) and looked up by name.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from ms_lint.analysis.imports import statements
+from ms_lint.analysis.walk import FunctionNode, ModuleWalk, parent_of
+
+# What `binders` indexes: every node that can bind a name, `global` and `nonlocal` declarations included.
+BINDER_KINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                          ast.withitem, ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
+                          ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+
+
+def uses_of_local(walk: ModuleWalk, function: FunctionNode, name: str) -> List[ast.AST]:
+    """The nodes of `function` (nested functions included, in `ast.walk` order) that can build up a local
+    container `name`: assignments with `name` among their targets, `name[k] = ...`, `name += ...` and method
+    calls `name.m(...)`. Indexed once per function: rules follow many names through the same `__init__`."""
+    return walk.memo((uses_of_local, function), lambda: _container_updates(walk, function)).get(name, [])
+
+
+def _container_updates(walk: ModuleWalk, function: FunctionNode) -> Dict[str, List[ast.AST]]:
+    index: Dict[str, List[ast.AST]] = {}
+    for node in walk.in_walk_order(function, (ast.Assign, ast.AugAssign, ast.Call)):
+        kind = node.__class__
+        if kind is ast.Assign:
+            names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                    and isinstance(node.targets[0].value, ast.Name):
+                names.add(node.targets[0].value.id)
+        elif kind is ast.AugAssign and isinstance(node.target, ast.Name):
+            names = (node.target.id,)
+        elif kind is ast.Call and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            names = (node.func.value.id,)
+        else:
+            continue
+        for found in names:
+            index.setdefault(found, []).append(node)
+    return index
+
+
+def binders(walk: ModuleWalk, function: Optional[FunctionNode], name: str) -> List[ast.AST]:
+    """The nodes that can bind `name` in a function (its body, nested scopes included) or, for None, at module
+    level, in `ast.walk` order: assignments of every form, loops, `with ... as`, walrus, imports, defs, classes
+    and `global`/`nonlocal` declarations. Indexed by the names they concern once per scope, as every name read
+    there may be looked up among them."""
+    scope = function if function is not None else walk.tree
+    return walk.memo((binders, scope), lambda: _index_binders(walk, function)).get(name, [])
+
+
+def _index_binders(walk: ModuleWalk, function: Optional[FunctionNode]) -> Dict[str, List[ast.AST]]:
+    if function is not None:  # read off the module's preorder, then put back in walk order below
+        nodes: Iterable[ast.AST] = itertools.islice(walk.order, *walk.body_span(function))
+    else:
+        nodes = (node for stmt in statements(walk.tree.body) for node in _shallow(stmt))
+    index: Dict[str, List[ast.AST]] = {}
+    for node in nodes:
+        if node.__class__ in BINDER_KINDS:  # node classes are final: one set lookup per node
+            for concerned in concerned_names(node):
+                index.setdefault(concerned, []).append(node)
+    if function is not None:
+        body = function.body if isinstance(function.body, list) else [function.body]
+        statement_of = {id(stmt): position for position, stmt in enumerate(body)}
+        for found in index.values():
+            if len(found) > 1:  # a stable sort keeps the preorder among equals
+                found.sort(key=lambda node: _walk_position(node, function, statement_of))
+    return index
+
+
+def _walk_position(node, function, statement_of) -> Tuple[int, int]:
+    """(body statement, depth in it): with preorder among equals, the order of `walk(stmt) for stmt in body`
+    (breadth first in each statement)."""
+    depth = 0
+    while parent_of(node) is not function:
+        node, depth = parent_of(node), depth + 1
+    return statement_of[id(node)], depth
+
+
+def concerned_names(node: ast.AST) -> Set[str]:
+    """Every name a binding node can bind: the names under its targets (`a` and `i` of `a[i] = v` too)."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).partition(".")[0] for a in node.names}
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return set(node.names)
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    else:
+        targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
+    names = set()
+    for target in targets:
+        if target.__class__ is ast.Name:  # most targets: nothing under them to walk
+            names.add(target.id)
+        elif target is not None:
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def _shallow(stmt: ast.stmt):
+    """The nodes of a module-level statement, not entering function or class bodies."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield stmt
+        return
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.stmt)):
+                stack.append(child)

@@ -1,0 +1,352 @@
+"""The module's one walk: every node in preorder, with parent links, spans of scopes and nodes noted by class.
+
+Built once per module (the hottest loop of a run: iterative, so no recursion limit), read by everything that
+needs a subtree, the parent of a node or the nodes of a class in some part of the module, instead of walking
+again. It also keeps the module's memo: what an analysis or a rule computes once per module (`memo`).
+"""
+from __future__ import annotations
+
+import ast
+import bisect
+import itertools
+import re
+from collections import deque
+from typing import Callable, Dict, Hashable, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar, Union
+
+from ms_lint.source import LISTS_WITH_NONE, child_fields
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+PARENT = "_msl_parent"  # the attribute `preorder` sets (by name, for speed)
+T = TypeVar("T")
+
+# What `FunctionNodes.bindings` holds: the statements and nodes that bind a name in a function.
+BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr,
+            ast.withitem, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BINDING_KINDS = frozenset(BINDINGS)
+_DEFINITION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_FUNCTION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
+
+
+class FunctionNodes:
+    """What the queries about one function need, read off its part of the module's walk (nested functions
+    included): calls, attribute reads, stores, bindings and nested functions at once; the names read, asked
+    about far fewer functions, on first use."""
+
+    def __init__(self, nodes: List[ast.AST], start: int, end: int):
+        self._nodes, self._start, self._end = nodes, start, end  # the function's nodes: nodes[start:end]
+        self.calls: List[ast.Call] = []
+        self.nested: List[FunctionNode] = []
+        self.attribute_loads: List[ast.Attribute] = []  # `<name>.<attr>` read
+        self.stores: Set[str] = set()
+        self.bindings: List[ast.AST] = []  # assignments, loops, imports, defs: in source order
+        self._loads: Optional[Dict[str, List[ast.Name]]] = None
+
+    @property
+    def loads(self) -> Dict[str, List[ast.Name]]:
+        """Name -> the nodes reading it."""
+        if self._loads is None:
+            self._loads = {}
+            for node in itertools.islice(self._nodes, self._start + 1, self._end):
+                if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load:
+                    self._loads.setdefault(node.id, []).append(node)
+        return self._loads
+
+
+def parent_of(node: ast.AST) -> Optional[ast.AST]:
+    return getattr(node, PARENT, None)
+
+
+def enclosing_function(node: ast.AST) -> Optional[FunctionNode]:
+    node = parent_of(node)
+    while node is not None and not isinstance(node, FUNCTIONS):
+        node = parent_of(node)
+    return node
+
+
+def self_name(function: FunctionNode) -> Optional[str]:
+    """The name of a method's first parameter (`self`), None for a lambda, a static method or a def without one."""
+    if isinstance(function, ast.Lambda):
+        return None
+    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+        return None
+    args = function.args.posonlyargs + function.args.args
+    return args[0].arg if args else None
+
+
+def spelled_name(expr: ast.AST) -> Optional[str]:
+    """The last name a callee is spelled with: the attribute of `a.b.f`, the name `f`; None for anything else
+    (`f()()`, `fs[0]`). What the source says, not what an import binds it to (see `Names.last_name`)."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return None
+
+
+class ModuleWalk:
+    """Every node of a module in preorder, where each def, lambda and class starts and ends in that list, and
+    where the nodes of the noted classes are (`INDEXED_KINDS` and the classes the rules that may run hook)."""
+
+    def __init__(self, tree: ast.Module, indexed: Iterable[type] = ()):
+        self.tree = tree
+        self.order, self._spans, self._positions = preorder(tree, (*INDEXED_KINDS, *indexed))
+        self._scopes: Optional[List[Tuple[int, int, ast.AST]]] = None  # see scopes_within
+        self._scope_starts: List[int] = []
+        self._function_nodes: Dict[FunctionNode, FunctionNodes] = {}
+        self._memo: Dict[Hashable, object] = {}
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """What `compute()` returns, computed once per module under `key` (a function or a constant of the
+        asking module): the caches of analyses and rules, dropped with the module."""
+        try:
+            return self._memo[key]  # type: ignore[return-value]
+        except KeyError:
+            found = self._memo[key] = compute()
+            return found
+
+    def release(self) -> None:
+        """Break the reference cycles that tie the tree together once the module is linted (the parent links), so
+        that reference counting frees it at once: left to the cyclic garbage collector, every linted tree would be
+        scanned again and again by its full collections."""
+        # every node but the root has a parent link (deleted in a C loop: millions of nodes)
+        deque(map(delattr, itertools.islice(self.order, 1, None), itertools.repeat(PARENT)), 0)
+        self.order, self._spans, self._positions = [], {}, {}
+        self._scopes, self._scope_starts = None, []
+        self._function_nodes.clear()
+        self._memo.clear()
+
+    def scopes(self) -> Iterable[ast.AST]:
+        """The module and every def, lambda and class of it."""
+        return self._spans.keys()
+
+    def span(self, node: ast.AST) -> Tuple[int, int]:
+        """Where the module, a def, a lambda or a class of this module starts and ends in `order`."""
+        return self._spans[node]
+
+    def scopes_within(self, node: ast.AST) -> List[Tuple[int, int, ast.AST]]:
+        """(start, end, node) of the defs, lambdas and classes in the subtree of `node` (itself included when it
+        is one), in preorder."""
+        if self._scopes is None:
+            self._scopes = sorted((start, end, scope) for scope, (start, end) in self._spans.items()
+                                  if scope is not self.tree)
+            self._scope_starts = [start for start, _, _ in self._scopes]
+        start, end = self._spans[node]
+        first = bisect.bisect_left(self._scope_starts, start)
+        return self._scopes[first:bisect.bisect_left(self._scope_starts, end, first)]
+
+    def body_span(self, function: FunctionNode) -> Tuple[int, int]:
+        """Where the body of a def or lambda of this module starts and ends in `order`: a def's arguments come
+        before it in preorder, its decorators and return annotation after it."""
+        order = self.order
+        start, end = self._spans[function]
+        if isinstance(function, ast.Lambda):
+            return order.index(function.body, start, end), end
+        body_start = order.index(function.body[0], start, end)
+        after = function.decorator_list[0] if function.decorator_list else function.returns
+        body_end = end
+        if after is not None:  # searched back from the end: decorators and annotations are short, bodies long
+            body_end -= 1
+            while order[body_end] is not after:
+                body_end -= 1
+        return body_start, body_end
+
+    def of_kind(self, node: ast.AST, kind: type) -> List[ast.AST]:
+        """The nodes of class `kind` (one of `INDEXED_KINDS`) under the module, a def, a lambda or a class of
+        this module, in preorder: found by bisection in the positions the module's walk recorded."""
+        start, end = self._spans[node]
+        positions = self._positions[kind]
+        order = self.order
+        return [order[i] for i in positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]]
+
+    def positions_of(self, kinds: Iterable[type]) -> List[int]:
+        """Where the nodes of the given classes are in `order`, sorted. Recorded by the walk for the classes
+        asked for when the scope was built (`indexed`) and for defs, lambdas and classes; found by a scan for
+        others."""
+        found: List[int] = []
+        for kind in kinds:
+            if kind in self._positions:
+                found += self._positions[kind]
+            elif kind in SCOPE_KINDS:
+                found += [start for node, (start, _) in self._spans.items() if node.__class__ is kind]
+            else:
+                found += [position for position, node in enumerate(self.order) if node.__class__ is kind]
+        found.sort()
+        return found
+
+    def with_enclosing_def(self, kind: type) -> Iterator[Tuple[ast.AST, Optional[ast.AST]]]:
+        """Every node of class `kind` (one of `INDEXED_KINDS`) in the module, in preorder, with the innermost
+        def around it (a lambda is not a def; a call in a def's decorators or defaults is the def's), found by
+        sweeping the recorded positions and spans instead of climbing parent links."""
+        order = self.order
+        defs = sorted((start, end, node) for node, (start, end) in self._spans.items()
+                      if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef)
+        around: List[Tuple[int, int, ast.AST]] = []  # the defs open at the current position, innermost last
+        following = 0
+        for position in self._positions[kind]:
+            while following < len(defs) and defs[following][0] < position:
+                while around and around[-1][1] <= defs[following][0]:
+                    around.pop()
+                around.append(defs[following])
+                following += 1
+            while around and around[-1][1] <= position:
+                around.pop()
+            yield order[position], around[-1][2] if around else None
+
+    def in_walk_order(self, node: ast.AST, kinds: Tuple[type, ...]) -> List[ast.AST]:
+        """The nodes of the given `INDEXED_KINDS` under `node` in `ast.walk` (breadth-first) order, for consumers
+        whose first match decides: by depth below `node`, then in preorder (a level of a breadth-first walk is in
+        preorder)."""
+        start, end = self._spans[node]
+        found = []
+        for kind in kinds:
+            positions = self._positions[kind]
+            found += positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]
+        order = self.order
+        return [order[position] for _, position in sorted((depth_below(order[p], node), p) for p in found)]
+
+    def subtree(self, node: ast.AST) -> List[ast.AST]:
+        """`node` and every node under it, in preorder (children in field order, without the operator and
+        expression-context singletons), for the module, a def, a lambda or a class of this module."""
+        span = self._spans.get(node)
+        if span is None:  # a node of another module's tree
+            return preorder(node)[0]
+        return self.order[span[0]:span[1]]
+
+    def nodes_of(self, function: FunctionNode) -> FunctionNodes:
+        """The function's calls, attribute reads, stores, bindings, nested functions and loads (cached)."""
+        found = self._function_nodes.get(function)
+        if found is None:
+            nodes, span = self.order, self._spans.get(function)
+            if span is None:  # a def of another module's tree
+                nodes = preorder(function)[0]
+                span = (0, len(nodes))
+            start, end = span
+            found = self._function_nodes[function] = FunctionNodes(nodes, start, end)
+            stores, bindings, nested, calls = found.stores, found.bindings, found.nested, found.calls
+            for node in itertools.islice(nodes, start + 1, end):
+                kind = node.__class__  # node classes are final: one class test per node (this runs on most nodes)
+                if kind is ast.Name:
+                    if node.ctx.__class__ is not ast.Load:
+                        stores.add(node.id)
+                elif kind is ast.Call:
+                    calls.append(node)
+                elif kind is ast.Attribute:
+                    if node.ctx.__class__ is ast.Load:
+                        found.attribute_loads.append(node)
+                elif kind in _BINDING_KINDS:
+                    bindings.append(node)
+                    if kind in _DEFINITION_KINDS:
+                        stores.add(node.name)
+                    if kind in _FUNCTION_KINDS:
+                        nested.append(node)
+                elif kind is ast.Lambda:
+                    nested.append(node)
+        return found
+
+def depth_below(node: ast.AST, ancestor: ast.AST) -> int:
+    depth = 0
+    while node is not ancestor:
+        node, depth = parent_of(node), depth + 1
+    return depth
+
+
+SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
+INDEXED_KINDS = (ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign)  # where `preorder` records positions
+_CLOSE = object()  # marks the end of a scope's subtree on the stack of `preorder`
+
+
+def preorder(root: ast.AST, indexed: Iterable[type] = INDEXED_KINDS):
+    """Every node under `root` (itself included) in preorder, with the parent links set, the (start, end) of
+    `root` and of each def, lambda and class in that list, and the positions of the `indexed` classes in it.
+    The one full walk of a module, its hottest loop: `child_nodes` inlined, children pushed straight onto the
+    stack (fields and list items reversed), the parent links plain attributes (`PARENT`), one dict test for the
+    node classes it notes (scopes, indexed)."""
+    order: List[ast.AST] = []
+    spans: Dict[ast.AST, Tuple[int, int]] = {}
+    positions: Dict[type, List[int]] = {kind: [] for kind in indexed if kind not in SCOPE_KINDS}
+    noted: Dict[type, Optional[List[int]]] = {**dict.fromkeys(SCOPE_KINDS), **positions}  # None: a scope
+    opened: List[Tuple[ast.AST, int]] = [(root, 0)]
+    stack: list = [_CLOSE, root]
+    append, pop, push = order.append, stack.pop, stack.append
+    reversed_fields = _REVERSED_CHILD_FIELDS
+    while stack:
+        node = pop()
+        if node is _CLOSE:
+            scope, start = opened.pop()
+            spans[scope] = (start, len(order))
+            continue
+        kind = node.__class__
+        if kind in noted and node is not root:
+            found = noted[kind]
+            if found is None:
+                opened.append((node, len(order)))
+                push(_CLOSE)
+            else:
+                found.append(len(order))
+        append(node)
+        fields = reversed_fields.get(kind)
+        if fields is None:
+            fields = reversed_fields[kind] = _reversed_child_fields(kind)
+        for name in fields:  # none for the commonest nodes (names, constants)
+            value = getattr(node, name, None)
+            if value is None:
+                if name[0] == "?":  # a list that may hold None, under its name marked (`_reversed_child_fields`)
+                    value = [item for item in getattr(node, name[1:]) if item is not None]
+                    for child in value:
+                        child._msl_parent = node
+                    stack += value[::-1]
+                continue
+            if value.__class__ is list:
+                for child in value:
+                    child._msl_parent = node
+                stack += value[::-1]
+            else:  # the fields walked hold a node, a list of nodes or None
+                value._msl_parent = node
+                push(value)
+    return order, spans, positions
+
+
+def _reversed_child_fields(kind: type) -> Tuple[str, ...]:
+    """`child_fields` backwards, with a list field that may hold None marked "?name": getattr finds no such
+    attribute, so only a field that reads as None is tested for the mark."""
+    with_none = LISTS_WITH_NONE.get(kind)
+    return tuple(f"?{name}" if name == with_none else name for name in child_fields(kind)[::-1])
+
+
+_REVERSED_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node class -> `child_fields` backwards
+
+
+def rows_spelling(text: str, word: str) -> List[int]:
+    """The rows of the lines of `text` that hold `word`, in order (rows as the parser counts them)."""
+    if "\r" in text and text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too (CRLF: as LF)
+        return [row for row, line in enumerate(re.split(r"\r\n|\r|\n", text), 1) if word in line]
+    rows: List[int] = []
+    row, counted = 1, 0
+    position = text.find(word)
+    while position != -1:
+        row += text.count("\n", counted, position)
+        counted = position
+        rows.append(row)
+        line_end = text.find("\n", position)
+        position = text.find(word, line_end) if line_end != -1 else -1
+    return rows
+
+
+def all_statements(body: List[ast.stmt], rows: Optional[List[int]] = None) -> Iterator[ast.stmt]:
+    """Every statement of a module, entering functions and classes (classes can be nested anywhere); with the
+    sorted `rows`, only the statements on whose lines one of them is entered (the statements around a row)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if rows is not None:
+            index = bisect.bisect_right(rows, stmt.lineno)
+            if index == len(rows) or rows[index] > stmt.end_lineno:
+                continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                stack.extend(reversed(block))
+
+
