@@ -10,13 +10,7 @@ import itertools
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from ms_lint.analysis.imports import statements
-from ms_lint.analysis.walk import FunctionNode, ModuleWalk, parent_of
-
-# What `binders` indexes: every node that can bind a name, `global` and `nonlocal` declarations included.
-BINDER_KINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
-                          ast.withitem, ast.NamedExpr, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
-                          ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
-
+from ms_lint.analysis.walk import BINDER_KINDS, FunctionNode, ModuleWalk, parent_of
 
 def uses_of_local(walk: ModuleWalk, function: FunctionNode, name: str) -> List[ast.AST]:
     """The nodes of `function` (nested functions included, in `ast.walk` order) that can build up a local
@@ -115,3 +109,42 @@ def _shallow(stmt: ast.stmt):
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.stmt)):
                 stack.append(child)
+
+
+def assignments_of(binding: ast.AST) -> List[Tuple[ast.AST, ast.AST, ast.AST]]:
+    """(target, statement, value) for what a binding assigns, as `definition` reports it: the value expression of
+    an assignment, a walrus or a `with ... as`; the statement itself for an augmented assignment; the loop (`For`,
+    `comprehension`) for a loop target. The statement's end is where the definition starts to reach. Empty for
+    imports, defs and other bindings."""
+    if isinstance(binding, ast.Assign):
+        return [(target, binding, binding.value) for target in binding.targets]
+    if isinstance(binding, (ast.AnnAssign, ast.AugAssign)) and getattr(binding, "value", None) is not None:
+        return [(binding.target, binding, binding if isinstance(binding, ast.AugAssign) else binding.value)]
+    if isinstance(binding, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return [(binding.target, binding.target, binding)]
+    if isinstance(binding, ast.NamedExpr):
+        return [(binding.target, binding, binding.value)]
+    if isinstance(binding, ast.withitem) and binding.optional_vars is not None:
+        return [(binding.optional_vars, binding.optional_vars, binding.context_expr)]
+    return []
+
+
+def target_names(target: ast.AST):
+    """The names an assignment target writes: `a` and `b` in `a, b = ...`, `a` in `a[i] = ...` and `a.x = ...`;
+    never the names used in an index (`i`), which are only read."""
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            yield node
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend(node.elts)
+        elif isinstance(node, (ast.Starred, ast.Subscript, ast.Attribute)):
+            stack.append(node.value)
+
+
+def bound_names(node: ast.AST) -> List[str]:
+    """The names an import, a def or a class statement binds."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).partition(".")[0] for a in node.names]
+    return [node.name]

@@ -21,7 +21,7 @@ from ms_lint.analysis.compile_context import facts_of_module
 from ms_lint.analysis.names import Names
 from ms_lint.analysis.project import ClassSummary, ProjectIndex, summarize, summarize_class
 from ms_lint.analysis.walk import (FUNCTIONS, INDEXED_KINDS, FunctionNode, ModuleWalk, all_statements, depth_below,
-                                   enclosing_function, parent_of, self_name)
+                                   enclosing_function, parent_of, self_parameter)
 
 
 @dataclass(frozen=True)
@@ -283,7 +283,7 @@ class GraphScope:
 
     def _reached_from(self, function: FunctionNode, cls: Optional[ClassSummary]):
         """Functions called from `function` (with the class `self` is an instance of), marking parents on the way."""
-        self_arg = self_name(function) if cls is not None and function in self._owner else None
+        self_arg = self_parameter(function) if cls is not None and function in self._owner else None
         owner = self._owner.get(function)
         top_level = self._top_level_defs()
         locals_ = self.names.local_names(function)

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
+from ms_lint.analysis.walk import self_parameter
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.source import SourceError, SourceFile, package_root, parse, read, walk
@@ -110,9 +111,9 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                 if isinstance(target, ast.Name):
                     attributes.add(target.id)
     for method in node.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+        self_name = self_parameter(method) if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if self_name is None:
             continue
-        self_name = method.args.args[0].arg
         for sub in nodes_of(method):
             kind = sub.__class__  # node classes are final: one class test per node (this runs on most nodes)
             if kind in _ASSIGNMENTS:

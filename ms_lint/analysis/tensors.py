@@ -15,8 +15,9 @@ import bisect
 from typing import Dict, List, Optional, Tuple
 
 from ms_lint.analysis import framework
+from ms_lint.analysis.bindings import assignments_of, bound_names, target_names
 from ms_lint.analysis.graph import GraphScope
-from ms_lint.analysis.walk import FUNCTIONS, enclosing_function, parent_of
+from ms_lint.analysis.walk import FUNCTIONS, enclosing_function, parent_of, self_parameter
 
 # Attributes and methods of a tensor that are Python metadata, not tensor data.
 METADATA_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "itemsize", "nbytes", "size", "strides", "device"})
@@ -296,7 +297,7 @@ class TensorValues:
             for target, statement, value in assigned:
                 self._define(target, statement, value)
             if not assigned and isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
-                for bound in _bound_names(node):
+                for bound in bound_names(node):
                     self._definitions.setdefault(bound, []).append(((node.lineno, node.col_offset), node, None))
         for definitions in self._definitions.values():
             definitions.sort(key=lambda d: d[0])
@@ -314,7 +315,7 @@ class TensorValues:
                             arguments.defaults))
         defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
         owner = self.graph.owner_class(self.function)
-        skip = positional[0].arg if owner is not None and positional and not _is_static(self.function) else None
+        skip = self_parameter(self.function) if owner is not None else None
         kinds: Dict[str, str] = {}
         passed = self._passed_from_call_sites([a.arg for a in positional if a.arg != skip], skip is not None)
         for arg in (*positional, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
@@ -416,38 +417,6 @@ def _in_shape_position(node: ast.AST) -> bool:
     return False
 
 
-def assignments_of(binding: ast.AST) -> List[Tuple[ast.AST, ast.AST, ast.AST]]:
-    """(target, statement, value) for what a binding assigns, as `definition` reports it: the value expression of
-    an assignment, a walrus or a `with ... as`; the statement itself for an augmented assignment; the loop (`For`,
-    `comprehension`) for a loop target. The statement's end is where the definition starts to reach. Empty for
-    imports, defs and other bindings."""
-    if isinstance(binding, ast.Assign):
-        return [(target, binding, binding.value) for target in binding.targets]
-    if isinstance(binding, (ast.AnnAssign, ast.AugAssign)) and getattr(binding, "value", None) is not None:
-        return [(binding.target, binding, binding if isinstance(binding, ast.AugAssign) else binding.value)]
-    if isinstance(binding, (ast.For, ast.AsyncFor, ast.comprehension)):
-        return [(binding.target, binding.target, binding)]
-    if isinstance(binding, ast.NamedExpr):
-        return [(binding.target, binding, binding.value)]
-    if isinstance(binding, ast.withitem) and binding.optional_vars is not None:
-        return [(binding.optional_vars, binding.optional_vars, binding.context_expr)]
-    return []
-
-
-def target_names(target: ast.AST):
-    """The names an assignment target writes: `a` and `b` in `a, b = ...`, `a` in `a[i] = ...` and `a.x = ...`;
-    never the names used in an index (`i`), which are only read."""
-    stack = [target]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name):
-            yield node
-        elif isinstance(node, (ast.Tuple, ast.List)):
-            stack.extend(node.elts)
-        elif isinstance(node, (ast.Starred, ast.Subscript, ast.Attribute)):
-            stack.append(node.value)
-
-
 def _is_bound_call(func: ast.Attribute) -> bool:
     """`self.m(...)` / `super().m(...)` pass self implicitly; `Base.m(self, ...)` passes it explicitly."""
     value = func.value
@@ -459,13 +428,3 @@ def _is_bound_call(func: ast.Attribute) -> bool:
 def _call_name(call: ast.Call) -> str:
     func = call.func
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-
-
-def _is_static(function) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(function, "decorator_list", ()))
-
-
-def _bound_names(node: ast.AST):
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return [(a.asname or a.name).partition(".")[0] for a in node.names]
-    return [node.name]

@@ -20,10 +20,11 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 PARENT = "_msl_parent"  # the attribute `preorder` sets (by name, for speed)
 T = TypeVar("T")
 
-# What `FunctionNodes.bindings` holds: the statements and nodes that bind a name in a function.
-BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr,
-            ast.withitem, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_BINDING_KINDS = frozenset(BINDINGS)
+# The nodes that can bind a name (`global` and `nonlocal` declarations included): what `FunctionNodes.bindings`
+# holds and `ms_lint.analysis.bindings` indexes. The one list of them.
+BINDER_KINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                          ast.NamedExpr, ast.withitem, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
+                          ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _DEFINITION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _FUNCTION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 
@@ -39,7 +40,7 @@ class FunctionNodes:
         self.nested: List[FunctionNode] = []
         self.attribute_loads: List[ast.Attribute] = []  # `<name>.<attr>` read
         self.stores: Set[str] = set()
-        self.bindings: List[ast.AST] = []  # assignments, loops, imports, defs: in source order
+        self.bindings: List[ast.AST] = []  # `BINDER_KINDS` nodes: in preorder
         self._loads: Optional[Dict[str, List[ast.Name]]] = None
 
     @property
@@ -64,7 +65,7 @@ def enclosing_function(node: ast.AST) -> Optional[FunctionNode]:
     return node
 
 
-def self_name(function: FunctionNode) -> Optional[str]:
+def self_parameter(function: FunctionNode) -> Optional[str]:
     """The name of a method's first parameter (`self`), None for a lambda, a static method or a def without one."""
     if isinstance(function, ast.Lambda):
         return None
@@ -234,7 +235,7 @@ class ModuleWalk:
                 elif kind is ast.Attribute:
                     if node.ctx.__class__ is ast.Load:
                         found.attribute_loads.append(node)
-                elif kind in _BINDING_KINDS:
+                elif kind in BINDER_KINDS:
                     bindings.append(node)
                     if kind in _DEFINITION_KINDS:
                         stores.add(node.name)

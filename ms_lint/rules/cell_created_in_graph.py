@@ -5,7 +5,7 @@ import re
 from typing import Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Fix, Rule
 
 # Names a hoisted attribute must not take: public nn.Cell members (shadowing them breaks the Cell, MSL034).
@@ -101,11 +101,11 @@ class CellCreatedInGraph(Rule):
     def _hoist(self, ctx, node: ast.Call, qualname: str) -> Optional[Fix]:
         function = enclosing_function(node)
         owner = ctx.graph.owner_class(function)
-        if owner is None or owner.node is None or not function.args.args or self._in_loop(ctx, node, function):
+        self_name = self_parameter(function) if owner is not None else None
+        if self_name is None or owner.node is None or self._in_loop(ctx, node, function):
             return None
         init = next((s for s in owner.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-        self_name = function.args.args[0].arg
-        if init is None or not init.args.args or init.args.args[0].arg != self_name \
+        if init is None or self_parameter(init) != self_name \
                 or init.body[0].lineno == init.lineno or isinstance(init.body[-1], ast.Return):
             return None
         # Names must mean the same at the end of __init__: no local of either function (but `self`).

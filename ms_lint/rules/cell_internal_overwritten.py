@@ -4,7 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Rule
 
 # `self.construct = self.forward` (or `construct = forward`) is how a Cell picks its graph: measured to work.
@@ -158,8 +158,7 @@ class CellInternalOverwritten(Rule):
         if cell is None or cell.assumed or any(getattr(d, "id", None) == "staticmethod"
                                                for d in function.decorator_list):
             return None
-        self_name = function.args.args[0].arg
-        return owner.name if isinstance(receiver, ast.Name) and receiver.id == self_name else None
+        return owner.name if isinstance(receiver, ast.Name) and receiver.id == self_parameter(function) else None
 
 
 def _bound(method: ast.FunctionDef) -> int:

@@ -6,7 +6,7 @@ from typing import Optional
 from ms_lint.fixing import edits
 from ms_lint.analysis import bindings
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Fix, Rule
 
 _REGISTERING = frozenset({"insert_child_to_cell", "add_module", "register_module"})
@@ -74,9 +74,9 @@ class CellListAttribute(Rule):
         if function is None or isinstance(function, ast.Lambda) or ctx.graph.is_compiled(function):
             return
         owner = ctx.graph.owner_class(function)
-        if owner is None or not function.args.args:
+        self_name = self_parameter(function)
+        if owner is None or self_name is None:
             return
-        self_name = function.args.args[0].arg
         for target in node.targets:
             if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                     and target.value.id == self_name):

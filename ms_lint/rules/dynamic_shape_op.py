@@ -5,7 +5,7 @@ import ast
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
-from ms_lint.analysis.tensors import assignments_of, target_names
+from ms_lint.analysis.bindings import assignments_of, target_names
 
 # Ops whose output shape depends on the values of their input.
 _DYNAMIC_OPS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "unique_with_pad"})

@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ms_lint.analysis.walk import self_parameter
 from ms_lint.rule import Fix, Rule
 
 # External bases known not to define `construct`: any other MindSpore layer (nn.Dense...) or an unresolvable
@@ -102,7 +103,7 @@ class ForwardWithoutConstruct(Rule):
         if isinstance(forward, ast.AsyncFunctionDef) or not forward.args.args or any(
                 getattr(d, "id", None) in ("staticmethod", "classmethod") for d in forward.decorator_list):
             return None
-        self_name = forward.args.args[0].arg
+        self_name = self_parameter(forward)
         indent = ctx.indentation(forward)
         first = forward.body[0]
         body_indent = ctx.indentation(first) if first.lineno > forward.lineno else indent + "    "

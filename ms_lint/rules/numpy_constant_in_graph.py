@@ -6,7 +6,7 @@ from typing import Optional
 
 from ms_lint.fixing import edits
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Fix, Rule
 
 
@@ -83,15 +83,15 @@ class NumpyConstantInGraph(Rule):
             return None  # depends on a local or an argument: cannot be computed in __init__
         owner = ctx.graph.owner_class(function)
         init = _method(owner.node, "__init__") if owner is not None and owner.node is not None else None
-        if init is None or not init.body or not init.args.args:
+        self_name = self_parameter(init) if init is not None and init.body else None
+        if self_name is None:
             return None
-        self_name = init.args.args[0].arg
         attribute = self._attribute_name(ctx, wrapper, owner)
         last = init.body[-1]
         indent = ctx.indentation(last)
         insertion = ctx.insert(last.end_lineno, len(ctx.source.line(last.end_lineno)),
                                f"\n{indent}{self_name}.{attribute} = {ctx.text(wrapper)}")
-        use = _self_name(function) or self_name
+        use = self_parameter(function) or self_name
         return Fix("unsafe", f"Create the constant once in `__init__` as `{self_name}.{attribute}`",
                    (insertion, ctx.replace(wrapper, f"{use}.{attribute}")))
 
@@ -117,8 +117,3 @@ def _method(class_node: ast.ClassDef, name: str):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
             return stmt
     return None
-
-
-def _self_name(function) -> Optional[str]:
-    arguments = getattr(function, "args", None)
-    return arguments.args[0].arg if arguments and arguments.args else None

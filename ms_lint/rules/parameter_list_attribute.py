@@ -5,7 +5,7 @@ import ast
 from ms_lint.fixing import edits
 from ms_lint.analysis import bindings
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Fix, Rule
 
 # Methods that mutate a list in place: a ParameterTuple (a tuple) has none of them, so the fix is withheld.
@@ -74,9 +74,9 @@ class ParameterListAttribute(Rule):
                 or ctx.graph.is_compiled(function):
             return  # Parameters created in graph code are MSL007's
         owner = ctx.graph.owner_class(function)
-        if owner is None or owner.node is None:
+        self_name = self_parameter(function)
+        if owner is None or owner.node is None or self_name is None:
             return
-        self_name = function.args.args[0].arg
         for target in node.targets:
             if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                     and target.value.id == self_name):

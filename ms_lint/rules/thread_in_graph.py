@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional, Set
 
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Rule
 
 THREAD_MODULES = ("threading.", "_thread.", "multiprocessing.", "concurrent.futures.")
@@ -121,13 +121,13 @@ def _assigned_thread_objects(ctx, summary) -> Set[str]:
     if not _spells_thread_modules(ctx, summary) or summary.node is None:
         return names
     for method in summary.node.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+        receiver = self_parameter(method) if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if receiver is None:
             continue
-        self_name = method.args.args[0].arg
         for node in ast.walk(method):
             if isinstance(node, ast.Assign) and _is_thread_call(ctx, node.value):
                 names.update(t.attr for t in node.targets if isinstance(t, ast.Attribute)
-                             and isinstance(t.value, ast.Name) and t.value.id == self_name)
+                             and isinstance(t.value, ast.Name) and t.value.id == receiver)
     return names
 
 

@@ -5,7 +5,7 @@ from typing import Dict, List, Optional
 
 from ms_lint.fixing import edits
 from ms_lint.analysis import bindings, framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.source import walk
 from ms_lint.rule import Edit, Fix, Rule
 
@@ -352,7 +352,7 @@ def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
 def _self_parameter(ctx, expr: ast.Attribute) -> Optional[str]:
     function = enclosing_function(expr)
     owner = ctx.graph.owner_class(function) if function is not None else None
-    if owner is None or not function.args.args or expr.value.id != function.args.args[0].arg:
+    if owner is None or expr.value.id != self_parameter(function):
         return None
     return "tensor" if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)) else None
 

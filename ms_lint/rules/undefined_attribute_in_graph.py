@@ -7,7 +7,7 @@ from typing import List, Optional, Set
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.compile_context import flag_names
-from ms_lint.analysis.walk import rows_spelling
+from ms_lint.analysis.walk import rows_spelling, self_parameter
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
@@ -125,9 +125,9 @@ class UndefinedAttributeInGraph(Rule):
 def _graph_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
     """`self.x` reads in the graph-compiled methods of a class, method by method."""
     return [read for method in node.body
-            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and self_parameter(method)
             and ctx.graph.is_compiled(method) and not _decorated_with(method, ("staticmethod", "classmethod"))
-            for read in _self_reads(ctx.graph, method, method.args.args[0].arg)]
+            for read in _self_reads(ctx.graph, method, self_parameter(method))]
 
 
 def _self_reads(graph, function, self_name: str) -> List[ast.Attribute]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ms_lint.analysis.walk import self_parameter
 from ms_lint.rule import Rule
 
 # The context managers MindSpore 2.10's parser accepts besides jit_class objects (graph/_parse/parser.py).
@@ -140,8 +141,8 @@ def _is_jit_class(ctx, summary) -> bool:
 def _assigned_values(class_node: ast.ClassDef, attribute: str):
     """The values assigned to `self.<attribute>` in the methods of a class."""
     for method in class_node.body:
-        if isinstance(method, ast.FunctionDef) and method.args.args:
-            self_name = method.args.args[0].arg
+        if isinstance(method, ast.FunctionDef) and self_parameter(method):
+            self_name = self_parameter(method)
             for node in ast.walk(method):
                 if isinstance(node, ast.Assign) and any(
                         isinstance(t, ast.Attribute) and t.attr == attribute and isinstance(t.value, ast.Name)
