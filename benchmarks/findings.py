@@ -14,11 +14,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from corpora import CORPORA, DEFAULT_DIRECTORY, fetch  # noqa: E402
 
-from ms_lint.config import Settings  # noqa: E402
 from ms_lint.catalog import all_rules  # noqa: E402
+from ms_lint.config import Settings  # noqa: E402
+from ms_lint.engine import Linter  # noqa: E402
 from ms_lint.files import discover  # noqa: E402
 from ms_lint.runner import lint_files  # noqa: E402
-from ms_lint.engine import Linter  # noqa: E402
 
 
 def lint_corpus(package: str):

@@ -17,8 +17,8 @@ def register(linter) -> None:
 
 def lint_source(text: str, path: str = "<string>", settings=None):
     """Diagnostics for one module's source text."""
-    from ms_lint.settings import Settings
     from ms_lint.engine import Linter
+    from ms_lint.settings import Settings
     from ms_lint.source import SourceFile, module_name
 
     linter = Linter(settings or Settings())
@@ -28,9 +28,9 @@ def lint_source(text: str, path: str = "<string>", settings=None):
 
 def lint_paths(paths, settings=None):
     """FileResults for files and directories, as `ms-lint check` finds them."""
-    from ms_lint.settings import Settings
-    from ms_lint.files import discover
     from ms_lint.engine import Linter
+    from ms_lint.files import discover
+    from ms_lint.settings import Settings
 
     settings = settings or Settings()
     linter = Linter(settings)

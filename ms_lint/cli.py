@@ -8,13 +8,13 @@ import sys
 from typing import List, Optional, Sequence
 
 from ms_lint import __version__, formats, runner
-from ms_lint.formats import fixable
-from ms_lint.config import ConfigError, load, override
-from ms_lint.settings import SYNTAX_LEVELS, TARGETS
 from ms_lint.catalog import all_rules, pylint_id, rule_by_code
+from ms_lint.config import ConfigError, load, override
 from ms_lint.engine import Linter
 from ms_lint.files import discover
+from ms_lint.formats import fixable
 from ms_lint.rule import Diagnostic
+from ms_lint.settings import SYNTAX_LEVELS, TARGETS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -123,7 +123,8 @@ def _check(args) -> int:
         linter.index.add_file(path)
     applicabilities = ("safe", "unsafe") if args.unsafe_fixes else ("safe",)
     if args.validate and not (args.fix or args.fix_only or args.diff):
-        raise ConfigError("--validate checks fixes: use it with --fix, --fix-only or --diff (or run `ms-lint validate`)")
+        raise ConfigError("--validate checks fixes: use it with --fix, --fix-only or --diff "
+                          "(or run `ms-lint validate`)")
     if args.fix or args.fix_only or args.diff:
         return _fix(args, linter, files, applicabilities, bool(missing))
     cache_directory = None if args.no_cache else (args.cache_dir or os.path.join(settings.root,

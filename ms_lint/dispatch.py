@@ -38,8 +38,8 @@ def run_hooks(ctx: Context, dispatch: "Dispatch", has_needles: "NeedleSearch",
     order = ctx.walk.order  # the module's nodes in preorder: no second walk
     hooked = ctx.walk.positions_of(dispatch.kinds)  # where the nodes the rules look at are (the walk noted them)
     for root, compiled, in_cell in roots:
-        for start, end, in_cell, compiled in runs_of(graph, ctx.walk, root, compiled, in_cell):
-            table = tables[in_cell, compiled]
+        for start, end, run_in_cell, run_compiled in runs_of(graph, ctx.walk, root, compiled, in_cell):
+            table = tables[run_in_cell, run_compiled]
             if not table:
                 continue  # no selected rule looks at this kind of code
             first = bisect.bisect_left(hooked, start)

@@ -18,10 +18,10 @@ from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.catalog import all_rules, pylint_id
-from ms_lint.settings import Settings
 from ms_lint.dispatch import Dispatch, NeedleSearch, calls_only, hooked_kinds, run_hooks
 from ms_lint.files import discover
 from ms_lint.rule import Context, Diagnostic, ProjectFacts, Rule
+from ms_lint.settings import Settings
 from ms_lint.source import SourceError, SourceFile, decode, package_root, parse, read
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
-from ms_lint.settings import Settings
 from ms_lint.pathspec import PathSpec
+from ms_lint.settings import Settings
 
 # Never descended into unless named explicitly (as ruff does); `exclude` replaces them, `extend-exclude` adds.
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".mypy_cache", ".ruff_cache",

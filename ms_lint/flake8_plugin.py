@@ -5,8 +5,8 @@ from typing import List
 
 from ms_lint import __version__
 from ms_lint.config import load, override
-from ms_lint.settings import SYNTAX_LEVELS, TARGETS
 from ms_lint.engine import Linter
+from ms_lint.settings import SYNTAX_LEVELS, TARGETS
 from ms_lint.source import SourceFile, module_name
 
 

@@ -28,9 +28,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from ms_lint import __version__, config
-from ms_lint.fixing.passes import fix_source
 from ms_lint.engine import Linter
 from ms_lint.fixing.apply import apply_fixes
+from ms_lint.fixing.passes import fix_source
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
 from ms_lint.settings import Settings
 from ms_lint.source import SourceFile, module_name
@@ -247,7 +247,7 @@ def _noqa_edit(text: _Text, row: int, code: str) -> Optional[types.TextEdit]:
     if comment is not None:
         match = _NOQA.search(comment.string)
         if match and not match.group("codes"):
-            return None  # a bare `# noqa` already suppresses everything
+            return None  # a noqa comment without codes already suppresses everything
         if match:
             at = text.position(row, comment.start[1] + match.end("codes"))
             return types.TextEdit(range=types.Range(start=at, end=at), new_text=f", {code}")

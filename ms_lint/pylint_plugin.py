@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pylint.checkers import BaseRawFileChecker
 
-from ms_lint.config import load, override
-from ms_lint.settings import SYNTAX_LEVELS, TARGETS
 from ms_lint.catalog import all_rules, pylint_id
+from ms_lint.config import load, override
 from ms_lint.engine import FileResult, Linter
 from ms_lint.runner import few_collections
+from ms_lint.settings import SYNTAX_LEVELS, TARGETS
 from ms_lint.source import module_name
 
 

@@ -17,10 +17,10 @@ from typing import Dict, List, Optional, Sequence
 
 from ms_lint import __version__, store
 from ms_lint.analysis import compile_context
-from ms_lint.settings import Settings
 from ms_lint.catalog import all_rules
 from ms_lint.engine import FileResult, Linter
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
+from ms_lint.settings import Settings
 from ms_lint.source import SourceError, decode, remember_packages, remembered_packages
 
 CACHE_DIRECTORY = ".ms_lint_cache"

@@ -23,8 +23,8 @@ _MARKERS = re.compile(r"noqa|pylint\s*:|ms-lint\s*:|flake8\s*:", re.I)
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[\s,]+[A-Z][A-Z0-9]*)*))?", re.I)
 _MS_LINT = re.compile(r"#\s*ms-lint\s*:\s*(?P<verb>ignore|skip-file)(?:\[(?P<codes>[^\]]*)\])?", re.I)
 _FLAKE8_FILE = re.compile(r"#\s*flake8\s*:\s*noqa\b(?!\s*:)", re.I)
-_PYLINT = re.compile(r"#\s*pylint\s*:\s*(?P<verb>disable-next|disable|enable|skip-file)\s*(?:=\s*(?P<names>[\w\-, ]+))?",
-                     re.I)
+_PYLINT = re.compile(r"#\s*pylint\s*:\s*(?P<verb>disable-next|disable|enable|skip-file)"
+                     r"\s*(?:=\s*(?P<names>[\w\-, ]+))?", re.I)
 
 ALL = "*"
 # What every match of `_MARKERS` starts with, lowered
@@ -69,7 +69,7 @@ def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
         return result
     blocks: Optional[_Blocks] = None  # built for the first block-scoped disable
     open_disables: Dict[str, Tuple[int, int]] = {}  # name -> (start row, end row of its block)
-    for row, column, comment, own_line in _marked_comments(text, tree):
+    for row, _column, comment, own_line in _marked_comments(text, tree):
         if _FLAKE8_FILE.search(comment):
             result.skip_file = True
         match = _MS_LINT.search(comment)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ms_lint.config import ConfigError
-from ms_lint.settings import Settings
 from ms_lint.rule import Diagnostic
+from ms_lint.settings import Settings
 from ms_lint.source import package_root
 
 DEFAULT_TIMEOUT = 600

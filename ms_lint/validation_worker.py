@@ -135,7 +135,8 @@ def _same(left, right):
         return None, None
     outputs_l, params_l = left
     outputs_r, params_r = right
-    pairs = list(zip(outputs_l, outputs_r)) + [(params_l[n], params_r[n]) for n in sorted(set(params_l) & set(params_r))]
+    shared = sorted(set(params_l) & set(params_r))
+    pairs = list(zip(outputs_l, outputs_r)) + [(params_l[n], params_r[n]) for n in shared]
     if len(outputs_l) != len(outputs_r):
         return False, None
     worst = 0.0

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support import fixture_files, run_cli
 
 

@@ -5,13 +5,13 @@ import os
 import stat
 
 import pytest
+from support import run_cli
 
+from ms_lint.engine import Linter
 from ms_lint.fixing import passes
 from ms_lint.fixing.passes import WriteError, fix_source, write_atomically
 from ms_lint.settings import Settings
-from ms_lint.engine import Linter
 from ms_lint.source import decode
-from support import run_cli
 
 LIST = ("from mindspore import nn\n\n\nclass N(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
         "        self.layers = [nn.Dense(2, 2), nn.Dense(2, 2)]\n\n    def construct(self, x):\n        return x\n")
@@ -83,8 +83,8 @@ def test_a_failed_write_leaves_the_file_untouched(tmp_path, monkeypatch):
 
 
 def test_a_fix_that_breaks_the_code_is_rejected(monkeypatch):
-    from ms_lint.rules import cell_list_attribute
     from ms_lint.rule import Fix
+    from ms_lint.rules import cell_list_attribute
 
     def broken_fix(ctx, value, container, cell):
         return Fix("safe", "break it", (ctx.replace(value, "nn.CellList([)"),))

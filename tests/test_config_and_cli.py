@@ -4,12 +4,13 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from support import run_cli
+
 from ms_lint.config import ConfigError, load
 from ms_lint.settings import Settings
 
-BAD = "import numpy as np\nfrom mindspore import nn\n\nclass N(nn.Cell):\n    def construct(self, x):\n        return np.exp(x)\n"
+BAD = ("import numpy as np\nfrom mindspore import nn\n\nclass N(nn.Cell):\n    def construct(self, x):\n"
+       "        return np.exp(x)\n")
 
 
 def write_project(tmp_path, table="", source=BAD):

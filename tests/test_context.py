@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import ast
 
+from support import run_cli
+
 from ms_lint.analysis import compile_context
 from ms_lint.engine import project_compile_context
-from support import run_cli
 
 MODEL = ("from mindspore import nn\n\n\nclass N(nn.Cell):\n    def construct(self, x):\n"
          "        return x.asnumpy()\n")
@@ -72,7 +73,8 @@ def test_tests_and_dropped_jit_config_do_not_set_the_project_level(tmp_path):
     project(tmp_path, "import mindspore as ms\n@ms.jit(jit_config=ms.JitConfig(jit_syntax_level='STRICT'))\n"
                       "def f(x):\n    return x\n")
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_strict.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
+    (tmp_path / "tests" / "test_strict.py").write_text(
+        "import mindspore as ms\nms.set_context(jit_syntax_level=ms.STRICT)\n")
     assert project_compile_context(str(tmp_path)).syntax_level is None
 
 

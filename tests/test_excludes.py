@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import run_cli
 
 from ms_lint.config import ConfigError, load
-from ms_lint.settings import Settings
 from ms_lint.files import discover
 from ms_lint.pathspec import PathSpec
-from support import run_cli
+from ms_lint.settings import Settings
 
 BAD = ("import numpy as np\nfrom mindspore import nn\n\nclass N(nn.Cell):\n    def construct(self, x):\n"
        "        return np.exp(x)\n")

@@ -4,12 +4,12 @@ from __future__ import annotations
 import ast
 
 import pytest
-
 from support import FIXTURES, fixture_files, fixture_params
-from ms_lint.settings import Settings
+
 from ms_lint.engine import Linter
 from ms_lint.fixing.apply import add_imports, apply_fixes
 from ms_lint.rule import Import
+from ms_lint.settings import Settings
 from ms_lint.source import SourceFile, module_name
 
 FIXED = [p for p in fixture_files() if (FIXTURES / f"{p.stem}.fixed.py").exists()]
@@ -41,8 +41,8 @@ def test_every_rule_with_a_fix_has_a_fixed_fixture():
 
 
 def test_fixes_keep_crlf_line_endings():
-    text = "import numpy as np\r\nfrom mindspore import nn\r\n\r\nclass N(nn.Cell):\r\n    def construct(self, x):\r\n" \
-           "        return np.exp(x)\r\n"
+    text = ("import numpy as np\r\nfrom mindspore import nn\r\n\r\nclass N(nn.Cell):\r\n"
+            "    def construct(self, x):\r\n        return np.exp(x)\r\n")
     fixed = fix_to_fixed_point("crlf.py", text)
     assert "ops.exp(x)" in fixed and "\n" not in fixed.replace("\r\n", "")
     assert "from mindspore import nn, ops\r\n" in fixed

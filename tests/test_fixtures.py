@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from support import expected_findings, fixture_files, fixture_params
 
 FIXTURES = fixture_files()

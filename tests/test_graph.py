@@ -6,8 +6,8 @@ import glob
 import textwrap
 
 from ms_lint.analysis.graph import GraphScope
-from ms_lint.analysis.walk import parent_of
 from ms_lint.analysis.project import ProjectIndex
+from ms_lint.analysis.walk import parent_of
 
 
 def scope(source, module="pkg.model", path="pkg/model.py", index=None, level=None):

@@ -19,8 +19,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from ms_lint.fixing.passes import fix_source
 from ms_lint.engine import Linter
+from ms_lint.fixing.passes import fix_source
 from ms_lint.source import SourceFile
 
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")

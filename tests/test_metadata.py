@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ms_lint.docs import page_path, render
 from ms_lint.catalog import all_rules, pylint_id
+from ms_lint.docs import page_path, render
 from ms_lint.rule import DECLARED_SEVERITIES, SCOPES
 
 ROOT = Path(__file__).resolve().parent.parent

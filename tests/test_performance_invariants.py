@@ -17,20 +17,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ms_lint import engine, runner
-from ms_lint.analysis import seeds as seeds_module
-from ms_lint.rules import undefined_attribute_in_graph as undefined_attribute
-from ms_lint.settings import Settings
+from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.project import ProjectIndex
+from ms_lint.analysis.seeds import ScriptSeeds
+from ms_lint.analysis.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
+from ms_lint.analysis.walk import PARENT, parent_of, spelled_name
 from ms_lint.catalog import all_rules
 from ms_lint.dispatch import runs_of
 from ms_lint.engine import Linter
 from ms_lint.rule import Context
-from ms_lint.analysis.graph import GraphScope
-from ms_lint.analysis.walk import PARENT, parent_of
-from ms_lint.analysis.project import ProjectIndex
-from ms_lint.analysis.seeds import ScriptSeeds
+from ms_lint.rules import undefined_attribute_in_graph as undefined_attribute
+from ms_lint.settings import Settings
 from ms_lint.source import SourceFile, child_nodes, module_name, package_root, remembered_packages
 from ms_lint.source import parse as source_parse
-from ms_lint.analysis.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 SOURCE = textwrap.dedent('''
@@ -323,7 +322,8 @@ def test_an_attribute_named_elsewhere_is_what_the_full_pattern_finds(text, name,
 @given(st.lists(st.sampled_from(["x", " ", "\n", "\r\n", "\r", "\x0c", "abstractmethod", "NotImplementedError"]),
                 max_size=20).map("".join))
 def test_abstract_marker_rows_are_the_rows_of_the_source_lines(text):
-    ctx = SimpleNamespace(source=SourceFile(path="model.py", text=text, module_name="model"), memo=lambda key, compute: compute())
+    ctx = SimpleNamespace(source=SourceFile(path="model.py", text=text, module_name="model"),
+                          memo=lambda key, compute: compute())
     expected = [row for row, line in enumerate(ctx.source.lines, 1)
                 if "abstractmethod" in line or "NotImplementedError" in line]
     assert undefined_attribute._abstract_marker_rows(ctx) == expected
@@ -335,7 +335,8 @@ def test_positions_of_indexed_scope_and_other_kinds_are_those_of_a_scan():
     graph = GraphScope(ast.parse(source), "pkg.model", "pkg/model.py", ProjectIndex(), None, source,
                        indexed=(ast.keyword,))
     for chosen in [kinds[:2], kinds[2:5], kinds[5:], kinds]:
-        assert graph.walk.positions_of(chosen) == [i for i, node in enumerate(graph.walk.order) if isinstance(node, chosen)]
+        scanned = [i for i, node in enumerate(graph.walk.order) if isinstance(node, chosen)]
+        assert graph.walk.positions_of(chosen) == scanned
 
 
 CALL_NAME_SOURCE = textwrap.dedent('''
@@ -499,8 +500,8 @@ def test_a_call_outside_distributed_modules_is_skipped_only_if_it_is_neither_a_s
         for call, function in graph.walk.with_enclosing_def(ast.Call):
             imports = graph.imports if function is None else seeds._function(function)[2]
             qualname = imports.qualname(call.func)
-            kind = seeds._kind(call, qualname, (qualname or seeds_module._attr_name(call.func)).rpartition(".")[2])[0]
-            skipped = "seed" not in seeds_module._attr_name(call.func).lower() and not seeds._may_name_project(
+            kind = seeds._kind(call, qualname, (qualname or (spelled_name(call.func) or "")).rpartition(".")[2])[0]
+            skipped = "seed" not in (spelled_name(call.func) or "").lower() and not seeds._may_name_project(
                 call.func, imports)
             kinds[kind, skipped] += 1
             assert not (skipped and kind in ("seed", "call")), ast.unparse(call)

@@ -6,7 +6,6 @@ import shutil
 import subprocess
 
 import yaml
-
 from support import ROOT
 
 SOURCE = ("from mindspore import nn\n\n\nclass N(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"

@@ -12,12 +12,12 @@ import sys
 import textwrap
 
 import pytest
+from support import run_cli
 
 from ms_lint.analysis import compile_context
-from ms_lint.settings import Settings
 from ms_lint.catalog import all_rules
 from ms_lint.engine import Linter
-from support import run_cli
+from ms_lint.settings import Settings
 
 SYMBOLS = {rule.name: rule.code for rule in all_rules()}
 CODES = {code: symbol for symbol, code in SYMBOLS.items()}

@@ -20,12 +20,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pyflakes import checker, messages
+from support import fixture_files, run_cli
 
+from ms_lint.engine import Linter
 from ms_lint.fixing.passes import fix_source
 from ms_lint.settings import Settings
-from ms_lint.engine import Linter
 from ms_lint.source import SourceFile
-from support import fixture_files, run_cli
 
 ALL = Settings(select=("ALL",))
 BOTH = ("safe", "unsafe")

@@ -9,8 +9,8 @@ import sysconfig
 import time
 
 from ms_lint import suppression
-from ms_lint.settings import Settings
 from ms_lint.files import discover
+from ms_lint.settings import Settings
 from ms_lint.source import SourceError, parse, read
 
 STDLIB = sysconfig.get_paths()["stdlib"]

@@ -7,10 +7,10 @@ import textwrap
 
 import pytest
 
-from ms_lint.settings import Settings
 from ms_lint.engine import Linter
 from ms_lint.fixing.apply import apply_fixes
 from ms_lint.fixing.edits import complement
+from ms_lint.settings import Settings
 from ms_lint.source import SourceFile
 
 LINTER = Linter(Settings(select=("MSL06",)))

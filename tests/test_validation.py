@@ -13,15 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-from ms_lint.fixing.passes import fix_source
-from ms_lint.config import load
 from ms_lint.catalog import all_rules
+from ms_lint.config import load
 from ms_lint.engine import Linter
+from ms_lint.fixing.passes import fix_source
 from ms_lint.source import read
 from ms_lint.validation import ValidationConfig, jobs_for, run
-
-from support import ROOT
 
 if importlib.util.find_spec("mindspore") is None:  # pragma: no cover - depends on the machine
     if os.environ.get("CI"):

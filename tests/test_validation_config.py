@@ -5,16 +5,15 @@ from __future__ import annotations
 import ast
 
 import pytest
+from support import run_cli
 
 from ms_lint import validation
-from ms_lint.fixing.passes import fix_source
 from ms_lint.config import ConfigError, from_mapping
-from ms_lint.settings import Settings
 from ms_lint.engine import Linter
+from ms_lint.fixing.passes import fix_source
+from ms_lint.settings import Settings
 from ms_lint.source import SourceFile
 from ms_lint.validation import CellSpec, ValidationConfig, Verdict, changed_classes, jobs_for
-
-from support import run_cli
 
 
 def _config(table):

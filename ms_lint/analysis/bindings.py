@@ -12,6 +12,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 from ms_lint.analysis.imports import statements
 from ms_lint.analysis.walk import BINDER_KINDS, FunctionNode, ModuleWalk, parent_of
 
+
 def uses_of_local(walk: ModuleWalk, function: FunctionNode, name: str) -> List[ast.AST]:
     """The nodes of `function` (nested functions included, in `ast.walk` order) that can build up a local
     container `name`: assignments with `name` among their targets, `name[k] = ...`, `name += ...` and method

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint import store
+from ms_lint.analysis.walk import spelled_name
 from ms_lint.source import SourceError, decode, parse, walk
 
 _NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTAX_LEVEL")
@@ -59,7 +60,7 @@ def facts_of_module(tree: ast.Module, path: str) -> Tuple[List[Tuple[str, int]],
 def _facts_of_module(tree: ast.Module) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
     levels, targets = [], []
     nodes = list(walk(tree))  # the same order as ast.walk, a few times faster
-    ignored = {id(k.value) for node in nodes if isinstance(node, ast.Call) and _called_name(node) == "jit"
+    ignored = {id(k.value) for node in nodes if isinstance(node, ast.Call) and spelled_name(node.func) == "jit"
                for k in node.keywords if k.arg == "jit_config"}  # jit() drops jit_config in 2.10 (measured)
     for node in nodes:
         if isinstance(node, ast.keyword) and node.arg == "jit_syntax_level" and not _inside(node, ignored, tree):
@@ -70,7 +71,7 @@ def _facts_of_module(tree: ast.Module) -> Tuple[List[Tuple[str, int]], List[Tupl
             target = _target(node.value)
             if target:
                 targets.append((target, node.value.lineno))
-        elif isinstance(node, ast.Call) and _called_name(node) == "set_device" and node.args:
+        elif isinstance(node, ast.Call) and spelled_name(node.func) == "set_device" and node.args:
             target = _target(node.args[0])
             if target:
                 targets.append((target, node.lineno))
@@ -208,11 +209,6 @@ def _target(value: ast.expr) -> Optional[str]:
 
 def _constant(value: ast.AST):
     return value.value if isinstance(value, ast.Constant) else None
-
-
-def _called_name(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
 def _is_level_variable(target: ast.AST) -> bool:

@@ -20,8 +20,17 @@ from ms_lint.analysis import framework
 from ms_lint.analysis.compile_context import facts_of_module
 from ms_lint.analysis.names import Names
 from ms_lint.analysis.project import ClassSummary, ProjectIndex, summarize, summarize_class
-from ms_lint.analysis.walk import (FUNCTIONS, INDEXED_KINDS, FunctionNode, ModuleWalk, all_statements, depth_below,
-                                   enclosing_function, parent_of, self_parameter)
+from ms_lint.analysis.walk import (
+    FUNCTIONS,
+    INDEXED_KINDS,
+    FunctionNode,
+    ModuleWalk,
+    all_statements,
+    depth_below,
+    enclosing_function,
+    parent_of,
+    self_parameter,
+)
 
 
 @dataclass(frozen=True)

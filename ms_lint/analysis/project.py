@@ -14,9 +14,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
-from ms_lint.analysis.walk import self_parameter
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
+from ms_lint.analysis.walk import self_parameter
 from ms_lint.source import SourceError, SourceFile, package_root, parse, read, walk
 
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})

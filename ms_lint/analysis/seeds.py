@@ -15,9 +15,9 @@ import re
 import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
-from ms_lint.fixing import edits
-from ms_lint.analysis.walk import parent_of
 from ms_lint.analysis.imports import ImportMap, statements
+from ms_lint.analysis.walk import parent_of, spelled_name
+from ms_lint.fixing import edits
 
 INIT = frozenset({"mindspore.communication.init", "mindspore.communication.management.init"})
 PARALLEL_MODES = ("data_parallel", "semi_auto_parallel", "auto_parallel", "hybrid_parallel")
@@ -158,7 +158,7 @@ class ScriptSeeds:
         else:
             qualname, scope, imports = self._function(function)
         func = node.func
-        if not self.may_be_distributed and "seed" not in _attr_name(func).lower() \
+        if not self.may_be_distributed and "seed" not in (spelled_name(func) or "").lower() \
                 and not self._may_name_project(func, imports):
             return  # outside distributed modules only seeds and project calls are facts (`_kind`): neither
         self._call(node, scope, qualname, imports.qualname(func))
@@ -215,7 +215,7 @@ class ScriptSeeds:
                 self.imports.add(name)
 
     def _call(self, node: ast.Call, scope: str, function: Optional[str], qualname: Optional[str]) -> None:
-        last = (qualname or _attr_name(node.func)).rpartition(".")[2]
+        last = (qualname or (spelled_name(node.func) or "")).rpartition(".")[2]
         if self.may_be_distributed:
             self._note_distributed_facts(node, scope, qualname, last)
         kind, target = self._kind(node, qualname, last)
@@ -333,12 +333,7 @@ def _parallel_mode(value: ast.expr) -> bool:
     return isinstance(text, str) and text.lower() in PARALLEL_MODES
 
 
-def _attr_name(expr: ast.expr) -> str:
-    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")
-
-
 @functools.lru_cache(maxsize=4096)
 def _builds_by_name(name: str) -> bool:
     """`create_model`, `build_network`... (asked for the last name of every call)."""
     return bool(_NETWORK_BUILDER.match(name))
-

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple
 from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import assignments_of, bound_names, target_names
 from ms_lint.analysis.graph import GraphScope
-from ms_lint.analysis.walk import FUNCTIONS, enclosing_function, parent_of, self_parameter
+from ms_lint.analysis.walk import FUNCTIONS, enclosing_function, parent_of, self_parameter, spelled_name
 
 # Attributes and methods of a tensor that are Python metadata, not tensor data.
 METADATA_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "itemsize", "nbytes", "size", "strides", "device"})
@@ -344,8 +344,8 @@ class TensorValues:
             return {}
         kinds: Dict[str, str] = {}
         for call in sites:
-            if self.tensors.under_construction(enclosing_function(call)) or any(isinstance(a, ast.Starred) for a in call.args) or any(
-                    k.arg is None for k in call.keywords):
+            if self.tensors.under_construction(enclosing_function(call)) or any(
+                    isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                 return {}  # a recursive helper, or *args/**kwargs: fall back to the usage heuristics
             values = self.tensors(call)
             explicit_self = bound and isinstance(call.func, ast.Attribute) and not _is_bound_call(call.func)
@@ -409,11 +409,10 @@ def _in_shape_position(node: ast.AST) -> bool:
         holder = parent_of(parent)
         if isinstance(holder, ast.keyword):
             return holder.arg in _SHAPE_KEYWORDS
-        return isinstance(holder, ast.Call) and _call_name(holder) in _SHAPE_FUNCTIONS
+        return isinstance(holder, ast.Call) and spelled_name(holder.func) in _SHAPE_FUNCTIONS
     if isinstance(parent, ast.Call) and node is not parent.func:
-        return _call_name(parent) in _SHAPE_FUNCTIONS and _call_name(parent) in ("range", "int", "float", "bool",
-                                                                                   "reshape", "view", "zeros",
-                                                                                   "ones", "empty", "full", "arange")
+        return spelled_name(parent.func) in _SHAPE_FUNCTIONS and spelled_name(parent.func) in (
+            "range", "int", "float", "bool", "reshape", "view", "zeros", "ones", "empty", "full", "arange")
     return False
 
 
@@ -423,8 +422,3 @@ def _is_bound_call(func: ast.Attribute) -> bool:
     if isinstance(value, ast.Call):
         return True  # super().m(...)
     return isinstance(value, ast.Name) and not value.id[:1].isupper()
-
-
-def _call_name(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from ms_lint.analysis import framework
-from ms_lint.analysis import training
+from ms_lint.analysis import framework, training
 from ms_lint.rule import Rule
 
 
@@ -52,8 +51,8 @@ class AmpLevelWithoutLossScaleOnCpu(Rule):
 
     ## Front ends
     A module rule whose target is a project setting: the CLI, pylint and flake8 all scan the project for
-    `set_device`/`set_context(device_target=...)` (see `ms_lint/analysis/compile_context.py`), so a target set in `train.py`
-    applies to a `Model(...)` in `trainer.py` in every front end.
+    `set_device`/`set_context(device_target=...)` (see `ms_lint/analysis/compile_context.py`), so a target set in
+    `train.py` applies to a `Model(...)` in `trainer.py` in every front end.
     """
 
     code = "MSL051"

@@ -49,8 +49,9 @@ class CellCreatedInGraph(Rule):
     in `construct` drops nothing and `nn.BatchNorm2d` normalises with its initial moving statistics, in graph
     mode and PyNative alike (measured). Framework layers without weights or a training mode (`nn.ReLU`,
     `nn.Softmax`, pooling, padding, losses) compute the right result (measured for Softmax, ReLU, AvgPool2d),
-    and so do project Cells without weights (no Parameter, only weight-free layers inside): these are warnings only (the layer is rebuilt at
-    every compilation). `ops` primitives (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
+    and so do project Cells without weights (no Parameter, only weight-free layers inside): these are warnings
+    only (the layer is rebuilt at every compilation). `ops` primitives (`ops.ReLU()(x)`) and functional `ops.*`
+    are not Cells: not reported.
 
     ## Example
     ```python

@@ -3,10 +3,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ms_lint.fixing import edits
-from ms_lint.analysis import bindings
-from ms_lint.analysis import framework
+from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
 _REGISTERING = frozenset({"insert_child_to_cell", "add_module", "register_module"})
@@ -134,7 +133,8 @@ class CellListAttribute(Rule):
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
                 if self._cell_container(ctx, node.value, function, None, "", ""):
                     return "list"
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Subscript) \
                     and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == name \
                     and self._is_cell(ctx, node.value, function):
                 return "dict"

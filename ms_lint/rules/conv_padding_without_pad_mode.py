@@ -3,9 +3,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ms_lint.fixing import edits
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function
+from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
 # MindSpore's convolution layers: `pad_mode` is their 5th parameter (default "same") and `padding` their 6th.

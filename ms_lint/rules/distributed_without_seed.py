@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Set
 
-from ms_lint.rule import Edit, Fix, Import, Rule
 from ms_lint.analysis.seeds import ScriptSeeds
+from ms_lint.rule import Edit, Fix, Import, Rule
 
 
 class DistributedWithoutSeed(Rule):

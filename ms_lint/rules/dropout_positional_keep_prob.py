@@ -3,8 +3,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ms_lint.fixing import edits
 from ms_lint.analysis import framework
+from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 import ast
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
-from ms_lint.rule import Rule
 from ms_lint.analysis.bindings import assignments_of, target_names
+from ms_lint.analysis.walk import enclosing_function, spelled_name
+from ms_lint.rule import Rule
 
 # Ops whose output shape depends on the values of their input.
 _DYNAMIC_OPS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "unique_with_pad"})
@@ -115,7 +115,7 @@ def _may_be_mask(expr: ast.expr) -> bool:
     if isinstance(expr, ast.UnaryOp):
         return isinstance(expr.op, ast.Invert)
     if isinstance(expr, ast.Call):
-        return _call_name(expr) in _MASK_OPS
+        return spelled_name(expr.func) in _MASK_OPS
     return isinstance(expr, (ast.Compare, ast.Name))
 
 
@@ -142,11 +142,6 @@ def _has_computed_bound(part: ast.expr) -> bool:
         for bound in (part.lower, part.upper, part.step))
 
 
-def _call_name(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-
-
 def _is_mask(tensors, expr: ast.expr, depth: int = 0) -> bool:
     """A boolean tensor: a comparison of tensor data, a mask op, `&`/`|`/`^`/`~` of masks, a name bound to one."""
     if depth > 8:
@@ -158,7 +153,7 @@ def _is_mask(tensors, expr: ast.expr, depth: int = 0) -> bool:
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert):
         return _is_mask(tensors, expr.operand, depth + 1)
     if isinstance(expr, ast.Call):
-        return _call_name(expr) in _MASK_OPS and tensors.is_graph_tensor(expr)
+        return spelled_name(expr.func) in _MASK_OPS and tensors.is_graph_tensor(expr)
     if isinstance(expr, ast.Name):
         value = tensors.definition(expr)
         return isinstance(value, ast.expr) and _is_mask(tensors, value, depth + 1)

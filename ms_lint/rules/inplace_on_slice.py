@@ -70,9 +70,10 @@ class InplaceOnSlice(Rule):
     ## Fix
     Safe for an in-place method on a slice used as a statement: `x[i].clamp_(a, b)` becomes
     `x[i] = x[i].clamp(a, b)` (the form MindTorch recommends; `zero_()` becomes `ops.zeros_like(...)`), for the
-    methods whose out-of-place twin exists on `Tensor` with the same meaning. Unsafe for a Parameter slice: the statement becomes
-    a copy, the item assignment on the copy, and a whole-Parameter `ops.assign` (measured to update the Parameter
-    at both syntax levels); unsafe because the Parameter now really changes, which code may not expect.
+    methods whose out-of-place twin exists on `Tensor` with the same meaning. Unsafe for a Parameter slice: the
+    statement becomes a copy, the item assignment on the copy, and a whole-Parameter `ops.assign` (measured to update
+    the Parameter at both syntax levels); unsafe because the Parameter now really changes, which code may not
+    expect.
     """
 
     code = "MSL040"

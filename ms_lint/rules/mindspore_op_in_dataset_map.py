@@ -5,7 +5,6 @@ from typing import List, Optional, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function
-
 from ms_lint.rule import Rule
 
 # Keywords only `Dataset.map` takes (HyperMap and `multiprocessing.Pool.map` take none of them).

@@ -4,11 +4,10 @@ import ast
 import re
 from typing import Optional
 
-from ms_lint.fixing import edits
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
-
 
 
 class NumpyConstantInGraph(Rule):
@@ -56,7 +55,8 @@ class NumpyConstantInGraph(Rule):
     name = "numpy-constant-in-graph"
     severity = "info"
     scope = "graph"
-    message = "NumPy array `{call}` built from constants in graph code reached from `{entry}`: rebuilt at every compilation"
+    message = ("NumPy array `{call}` built from constants in graph code reached from `{entry}`: rebuilt at every "
+               "compilation")
     fix_applicability = "unsafe"
     needles = ("numpy",)
     call_names = framework.NUMPY_ARRAY_CONSTRUCTORS

@@ -3,8 +3,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional, Tuple
 
-from ms_lint.fixing import edits
 from ms_lint.analysis import framework
+from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
 # NumPy reductions that call the argument's own method with `out=`: on a MindSpore tensor they raise TypeError

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import ast
 
-from ms_lint.fixing import edits
-from ms_lint.analysis import bindings
-from ms_lint.analysis import framework
+from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
 # Methods that mutate a list in place: a ParameterTuple (a tuple) has none of them, so the fix is withheld.

@@ -5,7 +5,7 @@ import re
 from typing import Iterator, List, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, spelled_name
 from ms_lint.rule import Rule
 
 GLOBAL_SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed"})
@@ -90,7 +90,7 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
     for node in ast.walk(expr):
         if isinstance(node, ast.Call):
             qualname = ctx.names.qualname(node.func) or ""
-            last = qualname.rpartition(".")[2] or _attr_name(node.func)
+            last = qualname.rpartition(".")[2] or spelled_name(node.func) or ""
             if last in RANK_CALLS:
                 return f"the rank (`{ctx.text(node)}`)"
             if qualname in ("os.getenv", "os.environ.get") and node.args and _rank_variable(node.args[0]):
@@ -131,7 +131,3 @@ def _assigned(scope, name: str) -> Iterator[ast.expr]:
 
 def _rank_variable(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Constant) and expr.value in RANK_VARIABLES
-
-
-def _attr_name(expr: ast.expr) -> str:
-    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")

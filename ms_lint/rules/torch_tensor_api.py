@@ -3,11 +3,11 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional
 
-from ms_lint.fixing import edits
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
-from ms_lint.source import walk
+from ms_lint.fixing import edits
 from ms_lint.rule import Edit, Fix, Rule
+from ms_lint.source import walk
 
 # PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
 MISSING = {"cuda": ("tensor", "cell"), "cpu": ("tensor", "cell"), "detach": ("tensor",), "backward": ("tensor",)}

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import mindspore as ms
 import numpy as np
 import pytest
-import mindspore as ms
 from mindspore import nn
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

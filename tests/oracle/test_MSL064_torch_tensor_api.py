@@ -1,9 +1,9 @@
 """MSL064: PyTorch tensor methods on MindSpore 2.10 tensors and Cells fail; `.shape` and `ops.stop_gradient` work."""
 from __future__ import annotations
 
+import mindspore as ms
 import numpy as np
 import pytest
-import mindspore as ms
 from mindspore import nn, ops
 
 TORCH_CALLS = """

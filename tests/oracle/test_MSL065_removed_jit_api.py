@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import mindspore as ms
 import numpy as np
 import pytest
-import mindspore as ms
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

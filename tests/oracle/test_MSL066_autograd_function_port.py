@@ -1,9 +1,9 @@
 """MSL066: MindSpore's custom backward is a Cell's `bprop`; a PyTorch-style Function's `backward` is never used."""
 from __future__ import annotations
 
+import mindspore as ms
 import numpy as np
 import pytest
-import mindspore as ms
 
 CELLS = """
 import mindspore as ms
