@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from ms_lint import engine, runner
 from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.network_keys import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.analysis.seeds import ScriptSeeds
-from ms_lint.analysis.training import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 from ms_lint.analysis.walk import PARENT, parent_of, spelled_name
 from ms_lint.catalog import all_rules
 from ms_lint.dispatch import runs_of

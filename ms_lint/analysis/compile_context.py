@@ -218,3 +218,15 @@ def _is_level_variable(target: ast.AST) -> bool:
 
 def _is_environ(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Attribute) and expr.attr == "environ"
+
+
+def module_target(tree: ast.Module, path: str) -> Optional[str]:
+    """The device target a module sets itself with a constant (`set_context(device_target="CPU")`...)."""
+    targets = facts_of_module(tree, path)[1]
+    return targets[0][0] if targets else None
+
+
+def target_of(settings, module_target_: Optional[str], compile_context) -> str:
+    """The option wins, then what the module sets itself (a script of a project that also has an Ascend script
+    runs on what it says), then what the project sets anywhere, else "any"."""
+    return settings.target or module_target_ or compile_context.target or "any"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from ms_lint.analysis import framework, training
+from ms_lint.analysis import compile_context, framework, training_api
 from ms_lint.rule import Rule
 
 
@@ -62,26 +62,26 @@ class AmpLevelWithoutLossScaleOnCpu(Rule):
     message = ("`{api}(..., {what})` raises on CPU when it builds the train network: {why}; pass "
                "`loss_scale_manager=None` or `FixedLossScaleManager(..., drop_overflow_update=False)`")
     needles = ("amp_level", "loss_scale_manager", "build_train_network")
-    call_names = framework.last_names(training.MODEL, training.BUILD_TRAIN_NETWORK)
+    call_names = framework.last_names(training_api.MODEL, training_api.BUILD_TRAIN_NETWORK)
 
     def visit_call(self, node: ast.Call, ctx):
-        api = training.api_of(ctx.names.qualname(node.func))
-        if api not in ("Model", "build_train_network") or not training.has_optimizer(node, api):
+        api = training_api.api_of(ctx.names.qualname(node.func))
+        if api not in ("Model", "build_train_network") or not training_api.has_optimizer(node, api):
             return
-        loss_scale = training.loss_scale_kind(node, api, ctx.names.qualname)
+        loss_scale = training_api.loss_scale_kind(node, api, ctx.names.qualname)
         if loss_scale == "default":
-            level_arg = training.level_argument(node, api)
-            if training.module_constant(ctx.tree, level_arg) != "O2":
+            level_arg = training_api.level_argument(node, api)
+            if training_api.module_constant(ctx.tree, level_arg) != "O2":
                 return
             what = f"{'amp_level' if api == 'Model' else 'level'}={ctx.text(level_arg)}"
             why = "level O2 adds a `DynamicLossScaleManager`, whose update cell CPU does not support"
         elif loss_scale == "updating":
-            manager = training.argument(node, "loss_scale_manager", None)
+            manager = training_api.argument(node, "loss_scale_manager", None)
             what = f"loss_scale_manager={_short(ctx.text(manager))}"
             why = "a loss scale manager that updates its scale needs an update cell CPU does not support"
         else:
             return
-        if training.target_of(ctx.settings, training.module_target(ctx.tree, ctx.path),
+        if compile_context.target_of(ctx.settings, compile_context.module_target(ctx.tree, ctx.path),
                               ctx.compile_context) != "cpu":
             return
         yield self.report(ctx, node, api=api, what=what, why=why)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import os
 
-from ms_lint.analysis import training
+from ms_lint.analysis import compile_context, network_keys, training, training_api
 from ms_lint.rule import Rule
 
 _TRAINING_APIS = ("Model", "build_train_network", "TrainOneStepCell")
@@ -82,8 +82,8 @@ class AscendFp16OpWithoutLossScale(Rule):
 
     def judge(self, project):
         modules = project.modules
-        forward = training.merge_links(modules.values())
-        passes = training.merge_links(modules.values(), ("passes",))
+        forward = network_keys.merge_links(modules.values())
+        passes = network_keys.merge_links(modules.values(), ("passes",))
         ops = {}
         for path, facts in modules.items():
             for owner, found in facts.get("fp16_ops", {}).items():
@@ -92,13 +92,13 @@ class AscendFp16OpWithoutLossScale(Rule):
         for path, facts in modules.items():
             if not facts.get("trains"):
                 continue
-            target = training.target_of(project.settings, facts.get("target"), project.compile_context)
+            target = compile_context.target_of(project.settings, facts.get("target"), project.compile_context)
             if target not in ("ascend", "any"):
                 continue
             for call in facts["trains"]:
                 if _has_loss_scale(call):
                     continue
-                evidence = self._evidence(path, call, training.closure(call["keys"], forward), ops, casts,
+                evidence = self._evidence(path, call, network_keys.closure(call["keys"], forward), ops, casts,
                                           forward, passes)
                 if evidence is not None:
                     op, where_path, row = evidence
@@ -116,10 +116,10 @@ class AscendFp16OpWithoutLossScale(Rule):
                 path, op, row = ops[key][0]
                 return op, path, row
         for path, cast in casts:
-            if training.reaches(call["keys"], cast["keys"], forward, passes):
+            if network_keys.reaches(call["keys"], cast["keys"], forward, passes):
                 return cast["text"], path, cast["row"]
         for key in sorted(reach):
-            shown = training.FP16_OPS.get(key[len("class:"):]) if key.startswith("class:") else None
+            shown = training_api.FP16_OPS.get(key[len("class:"):]) if key.startswith("class:") else None
             if shown:
                 return shown, path, call["span"][0]
         return None

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import os
 
-from ms_lint.analysis import training
+from ms_lint.analysis import network_keys, training
 from ms_lint.rule import Edit, Fix, Rule
 
 _LEVEL_NAMES = {"Model": "amp_level", "build_train_network": "level", "auto_mixed_precision": "amp_level"}
@@ -90,8 +90,8 @@ class ToFloatWithAmpLevel(Rule):
 
     def judge(self, project):
         modules = project.modules
-        forward = training.merge_links(modules.values())
-        passes = training.merge_links(modules.values(), ("passes",))
+        forward = network_keys.merge_links(modules.values())
+        passes = network_keys.merge_links(modules.values(), ("passes",))
         casts = [(path, cast) for path, facts in modules.items() for cast in facts.get("casts", ())]
         for path, facts in modules.items():
             for call in facts.get("calls", ()):
@@ -99,7 +99,7 @@ class ToFloatWithAmpLevel(Rule):
                 for cast_path, cast in casts:
                     if (cast["o2_keeps"] and call["level"] == "O2") or call["id"] in cast["after"]:
                         continue
-                    if training.reaches(call["keys"], cast["keys"], forward, passes, skip):
+                    if network_keys.reaches(call["keys"], cast["keys"], forward, passes, skip):
                         yield self._report(project, path, call, cast_path, cast)
                         break
 
