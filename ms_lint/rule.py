@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar, FrozenSet, Hashable, Iterator, Optional, Tuple, TypeVar
 
-from ms_lint.analysis.compile_context import CompileContext
+from ms_lint.analysis.compile_context import CompileContext, facts_of_module, module_target, target_of
 from ms_lint.analysis.tensors import Tensors
 from ms_lint.analysis.walk import parent_of
 from ms_lint.source import SourceFile
@@ -117,8 +117,17 @@ class Context:
 
     @property
     def target(self) -> str:
-        """"ascend" | "gpu" | "cpu" | "any": the option, else what the project sets, else any."""
-        return self.settings.target or self.compile_context.target or "any"
+        """"ascend" | "gpu" | "cpu" | "any": the option, else what this module sets itself, else what the project
+        sets, else any (`compile_context.target_of`: the one precedence every rule follows)."""
+        return target_of(self.settings, self.module_target, self.compile_context)
+
+    @property
+    def module_target(self) -> Optional[str]:
+        """The device target this module sets itself with a constant, if any."""
+        text = self.source.text
+        if "device_target" not in text and "set_device" not in text:
+            return None
+        return module_target(self.memo(facts_of_module, lambda: facts_of_module(self.tree)))
 
     @property
     def path(self) -> str:

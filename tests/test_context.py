@@ -58,14 +58,14 @@ LOOK_ALIKES = ["ms.set_context(device_target=args.device_target)", "if args.devi
 
 def test_the_scan_parses_every_file_that_may_set_something_and_skips_look_alikes(tmp_path):
     for text in SETTINGS:
-        levels, targets = compile_context._facts_of_module(ast.parse(f"import os\nimport mindspore as ms\n{text}\n"))
+        levels, targets = compile_context.facts_of_module(ast.parse(f"import os\nimport mindspore as ms\n{text}\n"))
         assert levels or targets, text
         assert compile_context._MAY_SET.search(text.encode()), text
         project(tmp_path, f"import os\nimport mindspore as ms\n{text}\n")
         found = project_compile_context(str(tmp_path))
         assert found.target == "gpu" or found.syntax_level == "strict", text
     for text in LOOK_ALIKES:
-        assert compile_context._facts_of_module(ast.parse(text)) == ([], []), text
+        assert compile_context.facts_of_module(ast.parse(text)) == ([], []), text
         assert not compile_context._MAY_SET.search(text.encode()), text
 
 
@@ -121,3 +121,24 @@ def test_the_cli_keeps_the_scans_facts_only_in_its_cache_directory(tmp_path):
     run_cli("check", "--select", "MSL003", "--cache-dir", str(tmp_path / "cache"), str(tmp_path / "model.py"))
     assert [p.name.startswith("context-") for p in (tmp_path / "cache").iterdir() if p.is_dir()].count(True) == 1
     assert compile_context._facts_directory is None  # the CLI resets it when the run ends
+
+
+def test_every_rule_runs_where_the_module_itself_says_before_the_project():
+    """One precedence for the target: the option, the module's own `set_device`, the project's, any. MSL043 read
+    only the option and the project, so a CPU script in a project whose other script targets Ascend was warned
+    about Ascend's dynamic-shape path."""
+    from ms_lint import lint_source
+    from ms_lint.settings import Settings
+
+    model = ("import mindspore as ms\nfrom mindspore import nn, ops\n{device}\n\nclass Net(nn.Cell):\n"
+             "    def construct(self, x):\n        return ops.nonzero(x)\n")
+    every = Settings(select=("MSL043",))
+    ascend = lint_source(model.format(device="ms.set_device('Ascend')"), "net.py", every)
+    cpu = lint_source(model.format(device="ms.set_device('CPU')"), "net.py", every)
+    assert [(d.code, d.severity) for d in ascend] == [("MSL043", "warning")]
+    assert "Ascend" in ascend[0].message
+    assert [(d.code, d.severity) for d in cpu] == [("MSL043", "info")]
+    assert "Ascend" not in cpu[0].message
+    option = lint_source(model.format(device="ms.set_device('Ascend')"), "net.py", Settings(select=("MSL043",),
+                                                                                            target="cpu"))
+    assert [(d.code, d.severity) for d in option] == [("MSL043", "info")]

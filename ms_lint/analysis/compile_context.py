@@ -25,15 +25,18 @@ from ms_lint.analysis.walk import spelled_name
 from ms_lint.source import SourceError, decode, parse, walk
 
 _NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTAX_LEVEL")
-_FACTS = "_msl_context_facts"  # cache on a module's tree: see facts_of_module
 _TARGETS = {"ascend": "ascend", "gpu": "gpu", "cpu": "cpu", "davinci": "ascend"}
 _MAX_FILES = 20000
-# What a file must spell to set a level or a target `_facts_of_module` reads: the level names, or `device_target=`
+# What a file must spell to set a level or a target `facts_of_module` reads: the level names, or `device_target=`
 # / `set_device(` before a string literal (blanks, comments, line continuations and parentheses between). Most
 # files that spell a needle only read a variable (`args.device_target`): they are not parsed.
 _BLANK = rb"(?:\s|\\|#[^\n]*)*"  # blanks, line continuations, comments
 _MAY_SET = re.compile(rb"jit_syntax_level|MS_DEV_JIT_SYNTAX_LEVEL|(?:device_target" + _BLANK + rb"=|set_device"
                       + _BLANK + rb"\()(?:\s|\\|#[^\n]*|\()*[rRuUbBfF]*['\"]")
+
+
+# (syntax levels, device targets) a module sets, each with its row
+ModuleFacts = Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]
 
 
 @dataclass(frozen=True)
@@ -47,17 +50,9 @@ class CompileContext:
     flags: FrozenSet[str] = frozenset()
 
 
-def facts_of_module(tree: ast.Module, path: str) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
-    """(syntax levels, targets) a module sets, each with its row (found once per tree: the graph scope and the
-    training facts both ask)."""
-    found = getattr(tree, _FACTS, None)
-    if found is None:
-        found = _facts_of_module(tree)
-        setattr(tree, _FACTS, found)
-    return found
-
-
-def _facts_of_module(tree: ast.Module) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
+def facts_of_module(tree: ast.Module) -> ModuleFacts:
+    """(syntax levels, targets) a module sets, each with its row. Linting asks through the module's memo (the graph
+    scope and the rules that need the target share one computation)."""
     levels, targets = [], []
     nodes = list(walk(tree))  # the same order as ast.walk, a few times faster
     ignored = {id(k.value) for node in nodes if isinstance(node, ast.Call) and spelled_name(node.func) == "jit"
@@ -126,7 +121,7 @@ def keep_facts_in(directory: Optional[str]) -> None:
     _facts_directory = directory
 
 
-def _stored_facts(path: str, data: bytes) -> Optional[Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]]:
+def _stored_facts(path: str, data: bytes) -> Optional[ModuleFacts]:
     """`facts_of_module` of the file, from the store when its content was parsed before; None if unparsable."""
     directory = _facts_directory
     entry = None
@@ -142,7 +137,7 @@ def _stored_facts(path: str, data: bytes) -> Optional[Tuple[List[Tuple[str, int]
         tree = parse(decode(data, path))
     except SourceError:
         return None
-    found = facts_of_module(tree, path)
+    found = facts_of_module(tree)
     if entry is not None:
         try:
             store.write_json(entry, found)
@@ -220,9 +215,10 @@ def _is_environ(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Attribute) and expr.attr == "environ"
 
 
-def module_target(tree: ast.Module, path: str) -> Optional[str]:
-    """The device target a module sets itself with a constant (`set_context(device_target="CPU")`...)."""
-    targets = facts_of_module(tree, path)[1]
+def module_target(facts: ModuleFacts) -> Optional[str]:
+    """The device target a module sets itself with a constant (`set_context(device_target="CPU")`...), from its
+    `facts_of_module`."""
+    targets = facts[1]
     return targets[0][0] if targets else None
 
 

@@ -67,7 +67,7 @@ class GraphScope:
         self.imports = self.summary.imports
         self.names = Names(self.walk, self.imports, source_text)
         # the option (passed as `syntax_level`) wins; else what this module sets; else what the project sets
-        self.level = syntax_level or self._level_set_here(path, source_text) or project_level or "lax"
+        self.level = syntax_level or self._level_set_here(source_text) or project_level or "lax"
         self._classes: Dict[str, Tuple[ast.ClassDef, ClassSummary]] = {}
         self._owner: Dict[ast.AST, ClassSummary] = {}
         self.cells: Dict[ast.ClassDef, CellClass] = {}
@@ -190,11 +190,11 @@ class GraphScope:
         return False
 
     # ----- construction --------------------------------------------------------------------------------------
-    def _level_set_here(self, path: str, source_text: str) -> Optional[str]:
+    def _level_set_here(self, source_text: str) -> Optional[str]:
         """The syntax level this module itself sets (`set_context(jit_syntax_level=...)`...), if any."""
         if "jit_syntax_level" not in source_text and "MS_DEV_JIT_SYNTAX_LEVEL" not in source_text:
             return None
-        levels = [level for level, _ in facts_of_module(self.tree, path)[0]]
+        levels = [level for level, _ in self.walk.memo(facts_of_module, lambda: facts_of_module(self.tree))[0]]
         return "strict" if "strict" in levels else (levels[0] if levels else None)
 
     def _summary_of(self, qualname: Optional[str]) -> Optional[ClassSummary]:

@@ -12,7 +12,6 @@ from functools import cached_property
 from typing import Dict, Iterable, List, Optional, Set
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.compile_context import module_target
 from ms_lint.analysis.network_keys import NetworkKeys, Scope
 from ms_lint.analysis.training_api import (
     AMP_O2_FP32_CLASSES,
@@ -70,8 +69,7 @@ class TrainingFacts:
         self.casts: List[dict] = []
         self.calls: List[dict] = []  # Model / build_train_network / auto_mixed_precision / TrainOneStepCell
         self.fp16_ops: Dict[str, List[list]] = {}  # class qualname -> [[op, row]]
-        self.target = module_target(ctx.tree, ctx.path) if "device_target" in ctx.source.text or \
-            "set_device" in ctx.source.text else None
+        self.target = ctx.module_target
         # modules without casts or training calls only contribute what their Cells and functions contain
         self.full = full
         self.network = NetworkKeys(ctx, full)

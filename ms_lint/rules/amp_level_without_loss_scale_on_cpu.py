@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from ms_lint.analysis import compile_context, framework, training_api
+from ms_lint.analysis import framework, training_api
 from ms_lint.rule import Rule
 
 
@@ -81,8 +81,7 @@ class AmpLevelWithoutLossScaleOnCpu(Rule):
             why = "a loss scale manager that updates its scale needs an update cell CPU does not support"
         else:
             return
-        if compile_context.target_of(ctx.settings, compile_context.module_target(ctx.tree, ctx.path),
-                              ctx.compile_context) != "cpu":
+        if ctx.target != "cpu":
             return
         yield self.report(ctx, node, api=api, what=what, why=why)
 
