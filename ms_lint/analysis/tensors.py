@@ -399,8 +399,10 @@ def _in_shape_position(node: ast.AST) -> bool:
     parent = parent_of(node)
     while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
         node, parent = parent, parent_of(parent)
-    if isinstance(parent, (ast.Slice, ast.Compare, ast.JoinedStr, ast.FormattedValue)):
+    if isinstance(parent, (ast.Slice, ast.JoinedStr, ast.FormattedValue)):
         return True
+    if isinstance(parent, ast.Compare):
+        return _tested(parent)
     if isinstance(parent, ast.Subscript):
         return parent.slice is node
     if isinstance(parent, ast.keyword):
@@ -414,6 +416,16 @@ def _in_shape_position(node: ast.AST) -> bool:
         return spelled_name(parent.func) in _SHAPE_FUNCTIONS and spelled_name(parent.func) in (
             "range", "int", "float", "bool", "reshape", "view", "zeros", "ones", "empty", "full", "arange")
     return False
+
+
+def _tested(compare: ast.Compare) -> bool:
+    """Is the comparison's value only tested (`if n > 0:`, `while i < n`, `a if n else b`, `assert`), as a Python
+    number's can be? A comparison whose value is kept (`keep = scores > 0.5`, then `boxes[keep]`) is a mask: the
+    operand is tensor data."""
+    node, parent = compare, parent_of(compare)
+    while isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)):
+        node, parent = parent, parent_of(parent)
+    return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is node
 
 
 def _is_bound_call(func: ast.Attribute) -> bool:

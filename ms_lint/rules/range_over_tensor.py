@@ -29,7 +29,8 @@ class RangeOverTensor(Rule):
     ## Example
     ```python
     class Net(nn.Cell):
-        def construct(self, x, steps):
+        def construct(self, x):
+            steps = (x > 0).sum()
             for _ in range(steps):
                 x = self.block(x)
             return x
@@ -38,8 +39,9 @@ class RangeOverTensor(Rule):
     ## Use instead
     ```python
     class Net(nn.Cell):
-        def construct(self, x, steps):
-            for _ in range(int(steps)):  # or pass `steps` as a Python int, or loop `while i < steps`
+        def construct(self, x):
+            steps = (x > 0).sum()
+            for _ in range(int(steps)):  # or loop `while i < steps`
                 x = self.block(x)
             return x
     ```

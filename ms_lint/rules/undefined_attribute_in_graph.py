@@ -55,6 +55,11 @@ class UndefinedAttributeInGraph(Rule):
 
     ## Use instead
     ```python
+    class Pose(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.pose_net = nn.Dense(2, 2)
+
         def construct(self, x):
             return self.pose_net(x)
     ```
