@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ms_lint.settings import Settings
 
 SEVERITIES = ("error", "warning", "info")
-# "level": warning under LAX, error under STRICT (see RULES.md, "Syntax level").
+# "level": warning under LAX, error under STRICT (see docs/RULES.md, "Syntax level").
 DECLARED_SEVERITIES = SEVERITIES + ("level",)
 APPLICABILITIES = ("safe", "unsafe", "display-only")
 # Where a rule's visit hooks run: inside graph-compiled functions, anywhere inside nn.Cell class bodies, or the

@@ -1,4 +1,5 @@
-"""Session fixtures: the fixtures/ tree copied with `select = ["ALL"]` and the three front ends run over it."""
+"""Session fixtures: the fixtures/ tree copied with `select = ["ALL"]` and the three front ends run over it; the
+`--update-fixed` option (see tests/test_fixes.py)."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,16 @@ from pathlib import Path
 
 import pytest
 from support import fixture_files, run_cli
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-fixed", action="store_true", default=False,
+                     help="rewrite fixtures/MSL0NN.fixed.py from what the fixes produce now (review the diff!)")
+
+
+@pytest.fixture
+def update_fixed(request) -> bool:
+    return request.config.getoption("--update-fixed")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,9 @@
-"""Fix expectations: applying every fix of a fixture (safe and unsafe, to a fixed point) gives MSL0NN.fixed.py."""
+"""Fix expectations: applying every fix of a fixture (safe and unsafe, to a fixed point) gives MSL0NN.fixed.py.
+
+After changing a fix on purpose, `python -m pytest tests/test_fixes.py --update-fixed` rewrites the expectations
+from what the fixes produce now (the tests still fail on that run, naming each file rewritten): review the diff
+with `git diff fixtures/` before committing. A run without the option never writes anything.
+"""
 from __future__ import annotations
 
 import ast
@@ -26,11 +31,20 @@ def fix_to_fixed_point(path, text, passes=10):
     raise AssertionError(f"fixes did not converge in {passes} passes")
 
 
+def expect_fixed(fixture, fixed: str, update: bool) -> None:
+    """`fixed` is the fixture's .fixed.py; with --update-fixed, a different one is rewritten (and the test fails)."""
+    expected = FIXTURES / f"{fixture.stem}.fixed.py"
+    if update and expected.read_text(encoding="utf-8") != fixed:
+        expected.write_text(fixed, encoding="utf-8", newline="")
+        pytest.fail(f"rewrote {expected.name}: review `git diff {expected.relative_to(FIXTURES.parent)}`")
+    assert fixed == expected.read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("fixture", fixture_params(FIXED))
-def test_fixes_produce_the_fixed_fixture(fixture):
+def test_fixes_produce_the_fixed_fixture(fixture, update_fixed):
     fixed = fix_to_fixed_point(fixture, fixture.read_text(encoding="utf-8"))
-    assert fixed == (FIXTURES / f"{fixture.stem}.fixed.py").read_text(encoding="utf-8")
     ast.parse(fixed)
+    expect_fixed(fixture, fixed, update_fixed)
 
 
 def test_every_rule_with_a_fix_has_a_fixed_fixture():
@@ -73,7 +87,7 @@ def test_overlapping_fixes_are_deferred_to_the_next_pass():
 
 
 @pytest.mark.parametrize("fixture", fixture_params(FIXED))
-def test_verified_fixing_as_the_cli_does_gives_the_fixed_fixture_too(fixture):
+def test_verified_fixing_as_the_cli_does_gives_the_fixed_fixture_too(fixture, update_fixed):
     """`ms-lint check --fix --unsafe-fixes` verifies each pass (re-lint, no new finding, no undefined name): none of
     a fixture's fixes may be rejected on the way to its .fixed.py."""
     from ms_lint.fixing.passes import fix_source
@@ -81,4 +95,4 @@ def test_verified_fixing_as_the_cli_does_gives_the_fixed_fixture_too(fixture):
 
     result = fix_source(Linter(Settings(select=("ALL",))), read(str(fixture)), ("safe", "unsafe"))
     assert result.rejected == [] and result.converged
-    assert result.text == (FIXTURES / f"{fixture.stem}.fixed.py").read_text(encoding="utf-8")
+    expect_fixed(fixture, result.text, update_fixed)

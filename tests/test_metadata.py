@@ -1,4 +1,4 @@
-"""Rule metadata: the RULES.md contract, pylint message ids, docs pages."""
+"""Rule metadata: the docs/RULES.md contract, pylint message ids, docs pages and their index."""
 from __future__ import annotations
 
 import re
@@ -9,31 +9,35 @@ from pathlib import Path
 import pytest
 
 from ms_lint.catalog import all_rules, pylint_id
-from ms_lint.docs import page_path, render
+from ms_lint.docs import index_path, page_path, render, render_index
 from ms_lint.rule import DECLARED_SEVERITIES, SCOPES
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES_MD = ROOT.parent / "shared" / "RULES.md"
+RULES_MD = ROOT / "docs" / "RULES.md"
 RULES = all_rules()
 
 
 def contract():
-    """{code: (symbol, severity column)} from ../shared/RULES.md."""
+    """{code: (symbol, severity column, fix column)} from docs/RULES.md."""
     rows = {}
     for line in RULES_MD.read_text(encoding="utf-8").splitlines():
-        match = re.match(r"\|\s*(MSL\d{3})\s*\|\s*([a-z0-9-]+)\s*\|\s*([^|]+?)\s*\|", line)
+        match = re.match(r"\|\s*(MSL\d{3})\s*\|\s*([a-z0-9-]+)\s*\|\s*([^|]+?)\s*\|.*\|\s*([^|]*?)\s*\|\s*$", line)
         if match:
-            rows[match.group(1)] = (match.group(2), match.group(3))
+            rows[match.group(1)] = (match.group(2), match.group(3), match.group(4))
     return rows
 
 
-@pytest.mark.skipif(not RULES_MD.exists(), reason="../shared/RULES.md is beside the clone in CI only")
+def test_every_rule_has_a_row_in_the_contract_and_every_row_is_a_rule():
+    assert sorted(contract()) == [rule.code for rule in RULES]
+
+
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
-def test_code_symbol_and_severity_follow_the_contract(rule):
-    symbol, severity = contract()[rule.code]
+def test_code_symbol_severity_and_fix_follow_the_contract(rule):
+    symbol, severity, fix = contract()[rule.code]
     assert rule.name == symbol
-    declared = severity.split()[0]
-    assert rule.severity == declared, f"RULES.md says {severity!r}"
+    assert rule.severity == severity.split()[0], f"docs/RULES.md says {severity!r}"
+    applicability = re.match(r"[a-z-]+", fix).group(0)  # "safe: ...", "unsafe: ...", "none (...)"
+    assert (rule.fix_applicability or "none") == applicability, f"docs/RULES.md says {fix!r}"
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
@@ -43,6 +47,12 @@ def test_rule_declares_what_the_engine_needs(rule):
         assert heading in rule.docs(), f"{rule.code} docstring lacks {heading!r}"
     assert rule.summary() and rule.message
     assert (rule.fix_applicability is None) or rule.fix_applicability in ("safe", "unsafe", "display-only")
+
+
+def test_the_rules_index_is_fresh():
+    index = Path(index_path(str(ROOT)))
+    assert index.exists() and index.read_text(encoding="utf-8") == render_index(RULES), \
+        "stale: run `python -m ms_lint.docs`"
 
 
 def test_codes_symbols_and_pylint_ids_are_unique():

@@ -1,6 +1,6 @@
 """GraphScope: which classes of a module are nn.Cells and which functions MindSpore compiles, and why.
 
-Built once per module and queried by every rule (RULES.md, "Scope words"):
+Built once per module and queried by every rule (docs/RULES.md, "Scope words"):
 * Cell classes: through any import alias, local base classes and base classes from other modules of the project
   (`ProjectIndex`), MindTorch `nn.Module`. A class whose bases cannot be resolved but that defines `construct` is
   taken for a Cell.

@@ -37,7 +37,7 @@ AMP_O2_FP32_CLASSES = frozenset({"mindspore.nn.BatchNorm1d", "mindspore.nn.Batch
 FLOAT_TYPES = ("float16", "float32", "bfloat16")
 
 
-# Operators that are fp16-only or lose accuracy in float32 on Ascend (RULES.md MSL052; ORACLE.md case 19 quotes
+# Operators that are fp16-only or lose accuracy in float32 on Ascend (docs/RULES.md MSL052; ORACLE.md case 19 quotes
 # the 2.10 docstrings: Conv3d/Conv3dTranspose "only float16 in Ascend", adaptive_max_pool1d "Ascend platform only
 # supports float16", Sort "If use float32, it may cause loss of accuracy"; TopK follows the migration guide).
 # Qualified name under `mindspore.` -> the name messages show.
