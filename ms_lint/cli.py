@@ -258,7 +258,9 @@ def _print_fixes(title: str, diagnostics: List[Diagnostic], validated=None) -> N
     print(f"{title}:")
     for d in diagnostics:
         note = (validated or {}).get((d.path, d.row, d.column, d.code))
-        print(f"  {d.path}:{d.row}:{d.column + 1}: {d.code} ({d.fix.applicability}) {d.fix.message}"
+        fix = d.fix
+        assert fix is not None  # only diagnostics with fixes are listed
+        print(f"  {d.path}:{d.row}:{d.column + 1}: {d.code} ({fix.applicability}) {fix.message}"
               + (f" [{note}]" if note else ""))
 
 

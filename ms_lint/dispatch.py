@@ -10,11 +10,13 @@ import ast
 import bisect
 import functools
 import itertools
-from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Tuple, Type
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Tuple, Type
 
 from ms_lint.rule import Context, Diagnostic, Rule
 
-Hooks = Tuple[Tuple[Rule, object], ...]  # (rule, bound visit method), in rule order
+Hooks = Tuple[Tuple[Rule, Any], ...]  # (rule, bound visit method), in rule order
+# node class -> its hooks: `Hooks`, or for calls a `CallTable` (per set of rules) / `CallHooks` (per module)
+Table = Dict[type, Any]
 # Called with the rule and the node when a hook raises: the crash is reported and the run goes on.
 OnCrash = Callable[[Rule, ast.AST], None]
 
@@ -24,7 +26,7 @@ def run_hooks(ctx: Context, dispatch: "Dispatch", has_needles: "NeedleSearch",
     """The diagnostics of the hooks of `dispatch`'s rules on the parts of the module they look at, in preorder."""
     graph = ctx.graph
     tables = dispatch.tables_for(has_needles)
-    roots = []
+    roots: List[Tuple[ast.AST, bool, bool]] = []
     if "module" in dispatch.scopes:
         roots = [(ctx.tree, False, False)]
     else:
@@ -68,7 +70,7 @@ class Dispatch:
     Cell class or not, in graph code or not). Built once per set of rules, not once per module."""
 
     def __init__(self, active: Tuple[Rule, ...]):
-        hooks_of: Dict[type, List[Tuple[Rule, object]]] = {}
+        hooks_of: Dict[type, List[Tuple[Rule, Any]]] = {}
         for rule in active:
             for node_class, method in hooks_of_rule(type(rule)):
                 hooks_of.setdefault(node_class, []).append((rule, getattr(rule, method)))
@@ -76,16 +78,21 @@ class Dispatch:
         self.scopes = {rule.scope for rule in active}
         # (in_cell, compiled) -> node class -> its hooks; a call's hooks, when some rule declares the names it
         # looks for, are chosen per call (`CallHooks`: the needle searches belong to the module)
-        self._tables = {(in_cell, compiled): {kind: CallTable(found) if kind is ast.Call and any(
-                                                  rule.call_names is not None for rule, _ in found) else found
-                                              for kind, hooks in hooks_of.items()
-                                              if (found := tuple(h for h in hooks if _runs(h[0].scope, in_cell,
-                                                                                           compiled)))}
-                        for in_cell in (False, True) for compiled in (False, True)}
+        self._tables: Dict[Tuple[bool, bool], Table] = {}
+        for in_cell in (False, True):
+            for compiled in (False, True):
+                table: Table = {}
+                for kind, hooks in hooks_of.items():
+                    found = tuple(hook for hook in hooks if _runs(hook[0].scope, in_cell, compiled))
+                    if not found:
+                        continue
+                    by_name = kind is ast.Call and any(rule.call_names is not None for rule, _ in found)
+                    table[kind] = CallTable(found) if by_name else found
+                self._tables[in_cell, compiled] = table
 
-    def tables_for(self, has_needles: Callable[[Rule], bool]) -> Dict[Tuple[bool, bool], Dict[type, object]]:
+    def tables_for(self, has_needles: Callable[[Rule], bool]) -> Dict[Tuple[bool, bool], Table]:
         """The tables for one module: its calls' hooks also depend on the needles its text holds."""
-        tables = {}
+        tables: Dict[Tuple[bool, bool], Table] = {}
         for case, table in self._tables.items():
             calls = table.get(ast.Call)
             if calls.__class__ is CallTable:
@@ -199,9 +206,15 @@ def hooked_kinds(rules: Tuple[Rule, ...]) -> FrozenSet[type]:
     return frozenset(kind for rule in rules for kind, _ in hooks_of_rule(type(rule)))
 
 
-@functools.lru_cache(maxsize=None)
+_RULE_HOOKS: Dict[Type[Rule], Tuple[Tuple[type, str], ...]] = {}
+
+
 def hooks_of_rule(rule: Type[Rule]) -> Tuple[Tuple[type, str], ...]:
-    return tuple(rule.hooks())
+    """(node class, method name) of every hook the rule defines (found once per rule class)."""
+    found = _RULE_HOOKS.get(rule)
+    if found is None:
+        found = _RULE_HOOKS[rule] = tuple(rule.hooks())
+    return found
 
 
 def _inside_any(ctx: Context, function: ast.AST, roots: Iterable[Tuple[ast.AST, bool, bool]]) -> bool:

@@ -10,7 +10,7 @@ import functools
 import os
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ms_lint import suppression
 from ms_lint.analysis import compile_context
@@ -202,7 +202,7 @@ class Linter:
         return run_hooks(ctx, dispatch, has_needles, lambda rule, node: _report_crash(rule, node, ctx, result))
 
     @staticmethod
-    def _collect(rule: Rule, ctx: Context, result: FileResult):
+    def _collect(rule: Any, ctx: Context, result: FileResult):  # a project rule: it defines `collect`
         """A project rule's facts about the module. A crashing rule must not take the run down: the crash is
         reported and linting goes on (hooks are run the same way, inline, in `dispatch.run_hooks`)."""
         try:

@@ -1,20 +1,20 @@
 """`flake8 --select MSL`: translation only. flake8 hands over its own `ast` tree and the file's lines."""
 from __future__ import annotations
 
-from typing import List
+from typing import Dict, List, Optional
 
 from ms_lint import __version__
 from ms_lint.config import load, override
 from ms_lint.engine import Linter
-from ms_lint.settings import SYNTAX_LEVELS, TARGETS
+from ms_lint.settings import SYNTAX_LEVELS, TARGETS, Settings
 from ms_lint.source import SourceFile, module_name
 
 
 class Flake8Plugin:
     name = "ms-lint"
     version = __version__
-    _options = {}
-    _linters = {}
+    _options: Dict[str, Optional[str]] = {}
+    _linters: Dict[Settings, Linter] = {}
 
     def __init__(self, tree, filename: str, lines: List[str]):
         self.tree = tree

@@ -52,7 +52,7 @@ def text(diagnostics, files, applicabilities) -> str:
 def statistics(diagnostics: List[Diagnostic], applicabilities: Sequence[str] = ("safe",)) -> str:
     """`--statistics`: one line per rule, most frequent first."""
     counts = Counter(d.code for d in diagnostics)
-    first = {}
+    first: Dict[str, Diagnostic] = {}
     for d in diagnostics:
         first.setdefault(d.code, d)
     lines = []
@@ -186,7 +186,7 @@ _GITLAB_SEVERITIES = {"error": "major", "warning": "minor", "info": "info"}
 def gitlab(diagnostics, files, applicabilities) -> str:
     """GitLab code quality report; the fingerprint ignores line numbers so that edits elsewhere keep it."""
     issues = []
-    seen = Counter()
+    seen: Counter = Counter()
     for d in diagnostics:
         base = f"{_uri(d.path)}\0{d.code}\0{d.message}"
         seen[base] += 1

@@ -19,7 +19,7 @@ import logging
 import re
 import tokenize
 from dataclasses import asdict
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -181,7 +181,7 @@ class MsLintServer(LanguageServer):
                                                 edit=self._workspace_edit(document, text.edits(fixed.text))))
         return actions
 
-    def _quick_fixes(self, document, text: _Text, diagnostic: types.Diagnostic, data: dict, parses: bool):
+    def _quick_fixes(self, document, text: _Text, diagnostic: types.Diagnostic, data: Any, parses: bool):
         code = str(diagnostic.code)
         fix = _fix(data.get("fix"))
         if fix is not None and fix.applicability in ("safe", "unsafe"):

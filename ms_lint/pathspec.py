@@ -162,7 +162,7 @@ def _translate_class(segment: str, start: int):
     negated = i < len(segment) and segment[i] in "!^"
     if negated:
         i += 1
-    members = []
+    members: list = []
     first = True
     while i < len(segment):
         char = segment[i]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, ClassVar, FrozenSet, Hashable, Iterator, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, FrozenSet, Hashable, Iterator, Optional, Tuple, TypeVar
 
 from ms_lint.analysis.compile_context import CompileContext, facts_of_module, module_target, target_of
 from ms_lint.analysis.tensors import Tensors
@@ -140,10 +140,11 @@ class Context:
     def position(self, row: int, byte_column: int) -> Position:
         return row, self.source.char_column(row, byte_column)
 
-    def start(self, node: ast.AST) -> Position:
+    # `node`: any node with a position (expressions, statements, arguments, keywords...)
+    def start(self, node: Any) -> Position:
         return self.position(node.lineno, node.col_offset)
 
-    def end(self, node: ast.AST) -> Position:
+    def end(self, node: Any) -> Position:
         return self.position(node.end_lineno, node.end_col_offset)
 
     def text(self, node: ast.AST) -> str:
@@ -160,7 +161,7 @@ class Context:
     def insert(self, row: int, column: int, content: str) -> Edit:
         return Edit(content, (row, column), (row, column))
 
-    def indentation(self, node: ast.AST) -> str:
+    def indentation(self, node: Any) -> str:
         line = self.source.line(node.lineno)
         return line[: len(line) - len(line.lstrip())]
 
@@ -185,7 +186,7 @@ class ProjectFacts:
     context is a CompileContext, or a function giving it: then the project is scanned only if a judge asks (a run
     from the cache lints nothing, so nothing has scanned it yet)."""
 
-    def __init__(self, modules: dict, settings: object, compile_context: object):
+    def __init__(self, modules: dict, settings: "Settings", compile_context: object):
         self.modules = modules
         self.settings = settings
         self._compile_context = compile_context

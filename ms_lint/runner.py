@@ -187,6 +187,8 @@ def _context_directory(cache_directory: str, settings: Settings) -> str:
 
 
 def _lint_in_worker(path: str) -> FileResult:
+    if _worker is None:
+        raise RuntimeError("the worker process was not initialised")
     return _worker.lint(path)
 
 

@@ -39,7 +39,7 @@ class Settings:
         """Codes/prefixes that per-file-ignores switch off for `path`."""
         relative = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
         name = os.path.basename(path)
-        codes = []
+        codes: list = []
         for pattern, ignored in self.per_file_ignores:
             if fnmatch.fnmatch(relative, pattern) or ("/" not in pattern and fnmatch.fnmatch(name, pattern)):
                 codes.extend(ignored)

@@ -196,7 +196,8 @@ def child_fields(kind: type) -> Tuple[str, ...]:
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
         skipped = _SKIPPED_FIELDS | _SKIPPED_BY_TYPE.get(kind, set())
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in skipped)
+        node_fields: Tuple[str, ...] = getattr(kind, "_fields", ())
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in node_fields if f not in skipped)
     return fields
 
 

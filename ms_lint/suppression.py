@@ -98,11 +98,11 @@ def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
                     open_disables[name] = (row, end)
             elif verb == "disable":
                 blocks = blocks or _Blocks(tree)
-                end = blocks.end_of_opened(row)
-                if end is None:
+                opened_end = blocks.end_of_opened(row)
+                if opened_end is None:
                     result.lines.setdefault(row, set()).update(names)
                 else:
-                    result.ranges.append((row, end, frozenset(names)))
+                    result.ranges.append((row, opened_end, frozenset(names)))
             elif verb == "enable":
                 for name in names:
                     if name in open_disables:
@@ -158,7 +158,7 @@ def _comments_on(text: str, lines: List[str], tree: Optional[ast.Module], rows: 
 def _string_spans(tree: ast.Module, rows: List[int]) -> List[Tuple[int, int, int, int]]:
     """(first row, byte column, last row, end byte column) of the string literals that reach one of the sorted
     `rows`; only the parts of the tree around those rows are visited."""
-    spans = []
+    spans: List[Tuple[int, int, int, int]] = []
     stack: List[ast.AST] = [tree]
     while stack:
         for child in child_nodes(stack.pop()):
@@ -168,11 +168,11 @@ def _string_spans(tree: ast.Module, rows: List[int]) -> List[Tuple[int, int, int
                 if decorators:  # a def's or class's position starts after its decorators
                     first = decorators[0].lineno
                 index = bisect.bisect_left(rows, first)
-                if index == len(rows) or rows[index] > child.end_lineno:
+                if index == len(rows) or rows[index] > getattr(child, "end_lineno", first):
                     continue
                 if child.__class__ is ast.JoinedStr or (
                         child.__class__ is ast.Constant and isinstance(child.value, (str, bytes))):
-                    spans.append((child.lineno, child.col_offset, child.end_lineno, child.end_col_offset))
+                    spans.append(_span(child))
                     continue
             stack.append(child)
     return spans
@@ -233,7 +233,7 @@ def _inside_string(lines: List[str], span: Tuple[int, int, int, int], row: int, 
             return None
         if target < token.end():
             return True
-        offset = _BETWEEN_PARTS.match(text, token.end()).end()
+        offset = _between_parts_end(text, token.end())
         if target < offset:
             return False
     return None
@@ -265,7 +265,7 @@ class _Blocks:
                 node = stack.pop()
                 body = getattr(node, "body", None)
                 if isinstance(body, list) and body:
-                    self.spans.append((node.lineno, node.end_lineno))
+                    self.spans.append((node.lineno, node.end_lineno or node.lineno))
                     for name in ("body", "orelse", "finalbody", "handlers"):
                         stack.extend(getattr(node, name, None) or [])
         self.last = max((end for _, end in self.spans), default=10 ** 9)
@@ -278,3 +278,15 @@ class _Blocks:
     def end_of_opened(self, row: int) -> Optional[int]:
         opened = [end for start, end in self.spans if start == row]
         return max(opened) if opened else None
+
+
+def _span(node) -> Tuple[int, int, int, int]:
+    """(row, column, end row, end column) of a string node (the parser sets all four on expressions)."""
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
+def _between_parts_end(text: str, offset: int) -> int:
+    """Where the blanks, line continuations and comments between two parts of a string literal end (the pattern
+    matches the empty string: it always matches)."""
+    match = _BETWEEN_PARTS.match(text, offset)
+    return match.end() if match is not None else offset

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ms_lint.config import ConfigError
 from ms_lint.rule import Diagnostic
@@ -53,7 +53,8 @@ class ValidationConfig:
     @classmethod
     def from_settings(cls, settings: Settings) -> "ValidationConfig":
         origin = f"{settings.config_path or 'the configuration'}: [tool.ms_lint.validate]"
-        cells, timeout = [], DEFAULT_TIMEOUT
+        cells: list = []
+        timeout: float = DEFAULT_TIMEOUT
         for key, value in settings.validate:
             if key == "timeout":
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
@@ -133,7 +134,7 @@ def changed_classes(original: ast.Module, original_text: str, fixed: ast.Module,
 
 def _class_spans(tree: ast.Module) -> Dict[str, Tuple[int, int]]:
     """Top-level class name -> its (first, last) row, decorators included."""
-    return {node.name: (min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno)
+    return {node.name: (min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
             for node in tree.body if isinstance(node, ast.ClassDef)}
 
 
@@ -182,14 +183,14 @@ class Verdict:
     def worse(self) -> bool:
         """The fixed Cell does less well than the original: it no longer builds, compiles, runs or matches PyNative.
         A changed result alone is not worse: fixing a port changes what the port computed (the report notes it)."""
-        if not self.validated:
+        if self.before is None or self.after is None or not self.validated:
             return False
         return _rank(self.after) < _rank(self.before)
 
     @property
     def proven(self) -> bool:
         """The fixed Cell compiles, runs and gives what PyNative gives."""
-        return self.validated and _rank(self.after) == len(_STAGES)
+        return self.validated and self.after is not None and _rank(self.after) == len(_STAGES)
 
 
 _STAGES = ("built", "compiled", "ran", "matches_pynative")
@@ -296,7 +297,7 @@ def _describe_graph(report: dict) -> str:
 @dataclass
 class Outcome:
     verdicts: List[Verdict]
-    replacements: Dict[str, object]  # path -> the FileFix to use instead (harmful fixes withheld)
+    replacements: Dict[str, Any]  # path -> the FileFix to use instead (harmful fixes withheld)
     failed: bool  # some fix made a Cell worse
     per_fix: Dict[tuple, str] = field(default_factory=dict)  # (path, row, column, code) -> what validation found
 
@@ -371,7 +372,7 @@ def report(jobs: Sequence[Job], verdicts: Sequence[Verdict], stream) -> None:
     for verdict in verdicts:
         spec = f" [{verdict.spec.describe()}]" if verdict.spec else ""
         print(f"  {verdict.path}: {verdict.cell}{spec} ({levels[verdict.path]})", file=stream)
-        if verdict.validated:
+        if verdict.validated and verdict.before is not None and verdict.after is not None:
             print(f"    before: {describe(verdict.before)}", file=stream)
             print(f"    after:  {describe(verdict.after)}", file=stream)
             if verdict.after.get("matches_original") is False and verdict.before.get("built"):

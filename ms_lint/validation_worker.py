@@ -18,6 +18,7 @@ import random
 import re
 import sys
 import traceback
+from typing import Optional
 
 import mindspore as ms
 import numpy as np
@@ -58,6 +59,8 @@ def _install(module: str, path: str) -> None:
     if parent:
         importlib.import_module(parent)
     spec = importlib.util.spec_from_file_location(module, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path} as {module}")
     loaded = importlib.util.module_from_spec(spec)
     sys.modules[module] = loaded
     try:
@@ -191,7 +194,7 @@ def _copy_inputs(inputs):
                  ms.Tensor(x) if isinstance(x, np.ndarray) else x for x in inputs)
 
 
-def _failed_before_building(stage: str, error: str) -> dict:
+def _failed_before_building(stage: Optional[str], error: Optional[str]) -> dict:
     return {"built": False, "compiled": False, "ran": False, "stage": stage, "error": error,
             "matches_pynative": None, "max_difference": None, "matches_original": None}
 

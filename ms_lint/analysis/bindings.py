@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from ms_lint.analysis.imports import statements
 from ms_lint.analysis.walk import BINDER_KINDS, FunctionNode, ModuleWalk, parent_of
@@ -22,6 +22,8 @@ def uses_of_local(walk: ModuleWalk, function: FunctionNode, name: str) -> List[a
 
 def _container_updates(walk: ModuleWalk, function: FunctionNode) -> Dict[str, List[ast.AST]]:
     index: Dict[str, List[ast.AST]] = {}
+    node: Any  # dispatched on its class
+    names: Iterable[str]
     for node in walk.in_walk_order(function, (ast.Assign, ast.AugAssign, ast.Call)):
         kind = node.__class__
         if kind is ast.Assign:
@@ -85,11 +87,12 @@ def concerned_names(node: ast.AST) -> Set[str]:
         return {node.name}
     if isinstance(node, (ast.Global, ast.Nonlocal)):
         return set(node.names)
+    targets: List[Any]
     if isinstance(node, ast.Assign):
         targets = node.targets
     else:
         targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
-    names = set()
+    names: Set[str] = set()
     for target in targets:
         if target.__class__ is ast.Name:  # most targets: nothing under them to walk
             names.add(target.id)
@@ -103,7 +106,7 @@ def _shallow(stmt: ast.stmt):
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         yield stmt
         return
-    stack = [stmt]
+    stack: List[ast.AST] = [stmt]
     while stack:
         node = stack.pop()
         yield node
@@ -112,7 +115,7 @@ def _shallow(stmt: ast.stmt):
                 stack.append(child)
 
 
-def assignments_of(binding: ast.AST) -> List[Tuple[ast.AST, ast.AST, ast.AST]]:
+def assignments_of(binding: ast.AST) -> List[Tuple[ast.AST, ast.AST, Any]]:
     """(target, statement, value) for what a binding assigns, as `definition` reports it: the value expression of
     an assignment, a walrus or a `with ... as`; the statement itself for an augmented assignment; the loop (`For`,
     `comprehension`) for a loop target. The statement's end is where the definition starts to reach. Empty for
@@ -144,7 +147,7 @@ def target_names(target: ast.AST):
             stack.append(node.value)
 
 
-def bound_names(node: ast.AST) -> List[str]:
+def bound_names(node: Any) -> List[str]:
     """The names an import, a def or a class statement binds."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return [(a.asname or a.name).partition(".")[0] for a in node.names]

@@ -78,12 +78,12 @@ def mindspore_layer(qualname: Optional[str]) -> Optional[str]:
 
 
 def is_framework(qualname: Optional[str]) -> bool:
-    return bool(qualname) and qualname.split(".", 1)[0] in ("mindspore", "mindtorch")
+    return qualname is not None and qualname.split(".", 1)[0] in ("mindspore", "mindtorch")
 
 
 def is_host_numeric(qualname: Optional[str]) -> bool:
     """NumPy or SciPy (never `mindspore.numpy`: qualified names are resolved through imports)."""
-    return bool(qualname) and qualname.split(".", 1)[0] in HOST_NUMERIC_PACKAGES
+    return qualname is not None and qualname.split(".", 1)[0] in HOST_NUMERIC_PACKAGES
 
 
 def returns_tensor(qualname: Optional[str]) -> bool:
@@ -99,7 +99,7 @@ def returns_tensor(qualname: Optional[str]) -> bool:
 def returns_metadata(qualname: Optional[str]) -> bool:
     """MindSpore/MindTorch functions and primitive classes returning Python shapes, ranks, dtypes or booleans
     (`ops.shape(x)`, `P.Shape()(x)`), never tensor data."""
-    return bool(qualname) and qualname.startswith(_TENSOR_OP_PACKAGES) and \
+    return qualname is not None and qualname.startswith(_TENSOR_OP_PACKAGES) and \
         qualname.rpartition(".")[2] in _NON_TENSOR_OPS
 
 

@@ -100,13 +100,13 @@ class GraphScope:
 
     def entry_of(self, node: ast.AST) -> Optional[Entry]:
         function = node if isinstance(node, FUNCTIONS) else enclosing_function(node)
-        entries = self.compiled.get(function)
+        entries = self.compiled.get(function) if function is not None else None
         return entries[0] if entries else None
 
     def level_of(self, node: ast.AST) -> str:
         """"strict" or "lax": the syntax level the code around `node` compiles at."""
         function = node if isinstance(node, FUNCTIONS) else enclosing_function(node)
-        entries = self.compiled.get(function, ())
+        entries = self.compiled.get(function, []) if function is not None else []
         if any(entry.strict for entry in entries):
             return "strict"
         if entries and all(entry.lax for entry in entries):
@@ -115,9 +115,10 @@ class GraphScope:
 
     def cell_of(self, node: ast.AST) -> Optional[CellClass]:
         """The Cell class whose body contains `node` (innermost class only)."""
-        while node is not None and not isinstance(node, ast.ClassDef):
-            node = parent_of(node)
-        return self.cells.get(node) if node is not None else None
+        around: Optional[ast.AST] = node
+        while around is not None and not isinstance(around, ast.ClassDef):
+            around = parent_of(around)
+        return self.cells.get(around) if around is not None else None
 
     def is_cell_class(self, qualname: Optional[str]) -> bool:
         """Does calling `qualname` create a Cell (a local Cell class, a project one, or MindSpore's)?"""
@@ -235,7 +236,7 @@ class GraphScope:
         kinds = []
         for base in summary.bases:
             local = self._classes.get(base) if base else None
-            if local is not None and base not in seen:
+            if local is not None and base and base not in seen:
                 kinds.append(self._kind_of(local[1], seen | {base}))
             else:
                 kinds.append(self.index.class_kind(base))
@@ -277,7 +278,7 @@ class GraphScope:
         """The local definition of `cls.<name>` following the MRO (starting after `after` for super())."""
         skipping = after is not None
         for current in self.mro(cls):
-            if skipping:
+            if skipping and after is not None:
                 skipping = current.qualname != after.qualname
                 continue
             if name in current.methods or name in current.attributes:
@@ -306,10 +307,10 @@ class GraphScope:
                 if node not in sites:
                     sites.append(node)
                 yield target
-        if self_arg:
-            for node in nodes.attribute_loads:
-                if isinstance(node.value, ast.Name) and node.value.id == self_arg:
-                    prop = self._property(cls, node.attr)
+        if self_arg and cls is not None:
+            for read in nodes.attribute_loads:
+                if isinstance(read.value, ast.Name) and read.value.id == self_arg:
+                    prop = self._property(cls, read.attr)
                     if prop is not None:
                         yield prop, cls
 
@@ -358,7 +359,7 @@ class GraphScope:
     def _jit_entries(self, source_text: str):
         if "jit" not in source_text and "ms_function" not in source_text:
             return
-        functions = {}
+        functions: Dict[str, ast.AST] = {}
         for node in all_statements(self.tree.body):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions.setdefault(node.name, node)
@@ -382,7 +383,7 @@ class GraphScope:
         call = decorator if isinstance(decorator, ast.Call) else None
         if not self._is_jit(call.func if call else decorator):
             return None
-        strict = bool(call) and _fullgraph(call)
+        strict = call is not None and _fullgraph(call)
         return Entry(self._function_name(function), "jit", strict=strict, lax=not strict)
 
     def _is_jit(self, expr: ast.expr) -> bool:

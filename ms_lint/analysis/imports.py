@@ -32,7 +32,7 @@ class ImportMap:
         self.is_package = is_package
         self.parent = parent
         self.names: Dict[str, str] = {}
-        self.mstorch = parent.mstorch if parent else False
+        self.mstorch: bool = parent.mstorch if parent else False
 
     @classmethod
     def of_block(cls, body: List[ast.stmt], module: str, is_package: bool = False,

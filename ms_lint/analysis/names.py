@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ms_lint.analysis.imports import ImportMap
 from ms_lint.analysis.walk import FunctionNode, ModuleWalk, enclosing_function, rows_spelling
@@ -34,7 +34,7 @@ class Names:
 
     def qualname(self, expr: ast.AST) -> Optional[str]:
         """What `expr` names through the imports in scope (memoised: most rules ask about every call)."""
-        found = self._qualnames.get(expr, _UNKNOWN)
+        found: Any = self._qualnames.get(expr, _UNKNOWN)
         if found is _UNKNOWN:
             function = enclosing_function(expr)
             if function is None:
@@ -65,7 +65,7 @@ class Names:
             names = self._local_names[function] = frozenset(name for name in bound if name not in imported)
         return names
 
-    def names_called(self, func: ast.expr) -> Tuple[str, ...]:
+    def names_called(self, func: Any) -> Tuple[str, ...]:
         """The names a call of `func` can be asked about by its last name (`Rule.call_names`): the attribute of
         `a.b.f`; for `f`, the name and, when an import binds it to another one, the last component of what it
         binds (`qualname(f)` where a def's own import may bind it, else the module's imports: a superset of what
@@ -118,7 +118,7 @@ class Names:
             self._function_imports[function] = imports
         return imports
 
-    def spells_import(self, node: ast.AST) -> bool:
+    def spells_import(self, node: Any) -> bool:
         """Does one of the lines of `node` spell `import` (else it holds no import statement)? Known without
         walking it. Without the module's text (an analysis built from a tree alone): True."""
         if not self._text:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 from itertools import islice
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap
@@ -40,11 +40,12 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension)  # see _bind
 # what `_sort_out` does with a node, by its class (node classes are final: one look-up per node)
 _STEP, _BINDING, _NESTED, _IMPORT = range(4)
-_ROLES = {**{kind: _STEP for kind in (ast.Call, ast.Return)}, **{kind: _BINDING for kind in _BINDING_NODES},
-          **{kind: _NESTED for kind in _SCOPES}, ast.Import: _IMPORT, ast.ImportFrom: _IMPORT}
+_ROLES: Dict[type, int] = {**{kind: _STEP for kind in (ast.Call, ast.Return)},
+                           **{kind: _BINDING for kind in _BINDING_NODES},
+                           **{kind: _NESTED for kind in _SCOPES}, ast.Import: _IMPORT, ast.ImportFrom: _IMPORT}
 
 
-def closure(keys: Iterable[str], links: Dict[str, Iterable[str]], skip=frozenset()) -> Set[str]:
+def closure(keys: Iterable[str], links: Mapping[str, Iterable[str]], skip=frozenset()) -> Set[str]:
     """Every key reachable from `keys` through `links`, not using the (source, target) pairs in `skip`."""
     seen = set(keys)
     stack = list(seen)
@@ -67,8 +68,8 @@ def merge_links(modules: Iterable[dict], kinds: Tuple[str, ...] = ("links", "pas
     return links
 
 
-def reaches(network_keys: Iterable[str], cast_keys: Iterable[str], forward: Dict[str, List[str]],
-            passes: Dict[str, List[str]], skip=frozenset()) -> bool:
+def reaches(network_keys: Iterable[str], cast_keys: Iterable[str], forward: Mapping[str, Iterable[str]],
+            passes: Mapping[str, Iterable[str]], skip=frozenset()) -> bool:
     """Does a cast made on `cast_keys` apply to the network named by `network_keys`? Either the network contains
     (or is passed as) what was cast, or the network is a parameter that the cast object was passed to. The two
     directions are never chained: a helper called with many networks must not make them one. `skip`: the
@@ -89,7 +90,7 @@ class Scope:
         self.owner = owner  # the qualname of the class a method belongs to
         self.self_name = self_name
         self.in_init = in_init  # a method of a Cell reachable from its __init__
-        self.bindings: Dict[str, List[Tuple[str, object]]] = {}
+        self.bindings: Dict[str, List[Tuple[str, ast.expr]]] = {}
         self._params: Optional[Dict[str, Optional[int]]] = None
         self._nodes: Optional[List[ast.AST]] = None
         self._parts: Optional[Parts] = None
@@ -134,7 +135,7 @@ class Parts:
     __slots__ = ("steps", "bindings", "definitions", "imports")
 
     def __init__(self):
-        self.steps: List[ast.AST] = []
+        self.steps: List[Any] = []  # ast.Call and ast.Return nodes, dispatched on their class
         self.bindings: List[ast.AST] = []
         self.definitions: List[ast.AST] = []
         self.imports = False
@@ -206,7 +207,7 @@ class NetworkKeys:
                         stack.append(methods[sub.func.attr])
         return reachable
 
-    def bind(self, scope: Scope, node: ast.AST) -> None:
+    def bind(self, scope: Scope, node: Any) -> None:
         kind = node.__class__  # one of `_BINDING_NODES`
         if kind is ast.Assign:
             for target in node.targets:
@@ -220,12 +221,13 @@ class NetworkKeys:
                 for name in _names(node.target):
                     scope.bindings.setdefault(name, []).append(("cells", owner))
 
-    def _bind_target(self, scope: Scope, target: ast.expr, value: ast.expr) -> None:
+    def _bind_target(self, scope: Scope, target: Any, value: ast.expr) -> None:
         kind = target.__class__
         if kind is ast.Name:
             scope.bindings.setdefault(target.id, []).append(("value", value))
         elif kind is ast.Attribute:
-            if target.value.__class__ is ast.Name and scope.self_name and target.value.id == scope.self_name:
+            if target.value.__class__ is ast.Name and scope.owner and scope.self_name \
+                    and target.value.id == scope.self_name:
                 self.attributes.setdefault((scope.owner, target.attr), []).append((scope, value))
         elif (kind is ast.Tuple or kind is ast.List) and isinstance(value, (ast.Tuple, ast.List)) and \
                 len(target.elts) == len(value.elts):
@@ -256,7 +258,7 @@ class NetworkKeys:
             base = expr.value
             if isinstance(expr, ast.Attribute) and isinstance(base, ast.Name) and base.id == scope.self_name:
                 identity.add(f"attr:{scope.owner}.{expr.attr}")
-                for value_scope, value in self.attributes.get((scope.owner, expr.attr), ()):
+                for value_scope, value in self.attributes.get((scope.owner or "", expr.attr), ()):
                     sub_identity, sub_classes, _ = self.keys(value, value_scope, depth + 1)
                     identity |= sub_identity
                     classes |= sub_classes
@@ -386,7 +388,7 @@ def _scope_nodes(graph, root: ast.AST) -> List[ast.AST]:
     return [node for start, end in _scope_ranges(graph, root) for node in _outside_nested(graph, start, end)]
 
 
-def _scope_ranges(graph, root: ast.AST) -> List[Tuple[int, int]]:
+def _scope_ranges(graph, root: Any) -> List[Tuple[int, int]]:
     """Where the nodes of a module body, or of a function's default values then body, lie in the module's preorder
     (`GraphScope.order`, nested functions, lambdas and classes included): there a def's default values
     (`kw_defaults` before `defaults`) come before its body, and its decorators and return annotation after."""

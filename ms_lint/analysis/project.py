@@ -12,7 +12,7 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
@@ -114,6 +114,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
         self_name = self_parameter(method) if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         if self_name is None:
             continue
+        sub: Any  # dispatched on its class below
         for sub in nodes_of(method):
             kind = sub.__class__  # node classes are final: one class test per node (this runs on most nodes)
             if kind in _ASSIGNMENTS:
@@ -264,9 +265,9 @@ def _setattr_target(call: ast.Call, self_name: str):
     if (_is_name(func, "setattr") or (isinstance(func, ast.Attribute) and func.attr == "__setattr__"
                                       and _is_name(func.value, "object"))) and len(args) >= 2:
         return args[0], args[1]
-    on_self = isinstance(func, ast.Attribute) and (_is_name(func.value, self_name) or (
-        isinstance(func.value, ast.Call) and _is_name(func.value.func, "super")))
-    if on_self and func.attr == "__setattr__" and args:
+    if isinstance(func, ast.Attribute) and func.attr == "__setattr__" and args and (
+            _is_name(func.value, self_name) or (isinstance(func.value, ast.Call)
+                                               and _is_name(func.value.func, "super"))):
         return ast.Name(id=self_name), args[0]
     return None
 
@@ -426,8 +427,9 @@ class ProjectIndex:
         """The node of a module-level class (the last definition of the name, as in `summarize`), parsed again;
         the last few trees are kept, as rules ask about a class's bases in turn."""
         with self._lock:
-            tree = self._trees.pop(path, False)
-        if tree is False:
+            parsed = path in self._trees  # None when it did not parse
+            tree = self._trees.pop(path, None)
+        if not parsed:
             try:
                 tree = parse(read(path))
             except (SourceError, RecursionError):

@@ -313,7 +313,7 @@ class ScriptSeeds:
                                  "span": [*self.ctx.start(node), *self.ctx.end(node)],
                                  "fix": self._fix(statement or node)})
 
-    def _fix(self, statement: ast.stmt):
+    def _fix(self, statement: ast.AST):
         row, column = self.ctx.start(statement)
         indentation = self.ctx.indentation(statement)
         if column != len(indentation):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import assignments_of, bound_names, target_names
@@ -48,7 +48,8 @@ class Tensors:
 
     def __init__(self, graph: GraphScope):
         self.graph = graph
-        self._values: Dict[ast.AST, Optional[TensorValues]] = {}
+        # function -> its analysis (None while it is built); module-level code under the None key
+        self._values: Dict[Optional[ast.AST], Optional[TensorValues]] = {}
 
     def __call__(self, node: ast.AST) -> "TensorValues":
         """The analysis of the function that contains `node` (or is `node`)."""
@@ -59,7 +60,7 @@ class Tensors:
             values = self._values[function] = TensorValues(self, function)
         return values
 
-    def under_construction(self, function: ast.AST) -> bool:
+    def under_construction(self, function: Optional[ast.AST]) -> bool:
         """Is the analysis of `function` being built (a recursive helper asks about its own call sites)?"""
         return function in self._values and self._values[function] is None
 
@@ -76,7 +77,7 @@ class TensorValues:
         self.tensors = tensors
         self.graph = tensors.graph
         self.function = function
-        self._definitions: Dict[str, List[Tuple[Position, ast.AST, ast.AST]]] = {}
+        self._definitions: Dict[str, List[Tuple[Position, ast.AST, Optional[ast.AST]]]] = {}
         self._memo: Dict[int, bool] = {}
         self._local: Optional["TensorValues"] = None  # the same analysis with arguments taken for numbers
         self._collect_definitions()
@@ -144,8 +145,9 @@ class TensorValues:
             definition = self._reaching_definition(expr)
             value = definition[1] if definition else None
             return isinstance(value, ast.expr) and self.on_host(value, depth + 1)
-        if isinstance(expr, ast.Subscript) and self._literal_element(expr) is not None:
-            return self.on_host(self._literal_element(expr), depth + 1)
+        element = self._literal_element(expr) if isinstance(expr, ast.Subscript) else None
+        if element is not None:
+            return self.on_host(element, depth + 1)
         if isinstance(expr, (ast.Subscript, ast.Attribute)):
             return self.on_host(expr.value, depth + 1)
         if isinstance(expr, ast.BinOp):  # host data with host data or a literal (`t.item() - 1`)
@@ -254,7 +256,8 @@ class TensorValues:
 
     def _literal_element(self, subscript: ast.Subscript) -> Optional[ast.expr]:
         """`b` for `[a, b, c][1]`, or for `sizes[1]` after `sizes = [a, b, c]`: a constant index into a literal."""
-        index, value = subscript.slice, subscript.value
+        index: Any = subscript.slice
+        value: Any = subscript.value
         if not (isinstance(index, ast.Constant) and type(index.value) is int):
             return None
         if isinstance(value, ast.Name):
@@ -302,7 +305,7 @@ class TensorValues:
         for definitions in self._definitions.values():
             definitions.sort(key=lambda d: d[0])
 
-    def _define(self, target: ast.AST, statement: ast.AST, value) -> None:
+    def _define(self, target: ast.AST, statement: Any, value) -> None:
         position = (statement.end_lineno, statement.end_col_offset)
         for node in target_names(target):
             self._definitions.setdefault(node.id, []).append((position, statement, value))
@@ -422,7 +425,8 @@ def _tested(compare: ast.Compare) -> bool:
     """Is the comparison's value only tested (`if n > 0:`, `while i < n`, `a if n else b`, `assert`), as a Python
     number's can be? A comparison whose value is kept (`keep = scores > 0.5`, then `boxes[keep]`) is a mask: the
     operand is tensor data."""
-    node, parent = compare, parent_of(compare)
+    node: ast.AST = compare
+    parent = parent_of(compare)
     while isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)):
         node, parent = parent, parent_of(parent)
     return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is node

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import cached_property
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set, cast
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.network_keys import NetworkKeys, Scope
@@ -166,7 +166,7 @@ class TrainingFacts:
         for call_id in self._after(call, scope, keys):
             self.skips.setdefault(call_id, []).extend([key, parameter] for key in keys)
 
-    def _after(self, node: ast.AST, scope: Scope, identity) -> List[str]:
+    def _after(self, node: ast.Call, scope: Scope, identity) -> List[str]:
         """The AMP calls of the same function, on the same variable, that come before `node`: a cast made (or a
         casting helper called) after `Model(net, amp_level="O2")` is applied after the re-cast and survives
         (`build_train_network(network, level="O2")` then `keep_loss_fp32(network)`, model zoo YOLO scripts)."""
@@ -178,7 +178,7 @@ class TrainingFacts:
         dtype = self._dtype(call.args[0], scope)
         if dtype is None:
             return
-        receiver = call.func.value
+        receiver = cast(ast.Attribute, call.func).value  # `<receiver>.to_float(...)`
         identity, classes, _ = self.network.keys(receiver, scope)
         keys = set(identity)
         if scope.in_init and scope.owner:
@@ -293,7 +293,7 @@ class TrainingFacts:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in ("sort", "topk") and \
                 self.ctx.tensors.derives(func.value):
-            self.fp16_ops.setdefault(scope.owner, []).append([f"Tensor.{func.attr}", call.lineno])
+            self.fp16_ops.setdefault(scope.owner or "", []).append([f"Tensor.{func.attr}", call.lineno])
 
     def facts(self) -> dict:
         return {

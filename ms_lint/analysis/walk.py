@@ -59,10 +59,10 @@ def parent_of(node: ast.AST) -> Optional[ast.AST]:
 
 
 def enclosing_function(node: ast.AST) -> Optional[FunctionNode]:
-    node = parent_of(node)
-    while node is not None and not isinstance(node, FUNCTIONS):
-        node = parent_of(node)
-    return node
+    around = parent_of(node)
+    while around is not None and not isinstance(around, FUNCTIONS):
+        around = parent_of(around)
+    return around
 
 
 def self_parameter(function: FunctionNode) -> Optional[str]:
@@ -247,8 +247,9 @@ class ModuleWalk:
 
 def depth_below(node: ast.AST, ancestor: ast.AST) -> int:
     depth = 0
-    while node is not ancestor:
-        node, depth = parent_of(node), depth + 1
+    current: Optional[ast.AST] = node
+    while current is not ancestor:
+        current, depth = parent_of(current), depth + 1  # type: ignore[arg-type]  # an ancestor is met first
     return depth
 
 
@@ -343,7 +344,7 @@ def all_statements(body: List[ast.stmt], rows: Optional[List[int]] = None) -> It
         yield stmt
         if rows is not None:
             index = bisect.bisect_right(rows, stmt.lineno)
-            if index == len(rows) or rows[index] > stmt.end_lineno:
+            if index == len(rows) or rows[index] > (stmt.end_lineno or stmt.lineno):
                 continue
         for name in ("body", "orelse", "finalbody", "handlers", "cases"):
             block = getattr(stmt, name, None)

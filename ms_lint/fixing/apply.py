@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, List, Sequence, Tuple
+from typing import Iterable, List, Sequence, Set, Tuple
 
 from ms_lint.rule import Diagnostic, Import
 
@@ -45,13 +45,15 @@ def apply_fixes(text: str, diagnostics: Iterable[Diagnostic], applicabilities: S
     imports: List[Import] = []
     candidates = [d for d in diagnostics if d.fix is not None and d.fix.applicability in applicabilities]
     for diagnostic in sorted(candidates, key=lambda d: (d.row, d.column, d.code)):
-        spans = [(offset(e.location), offset(e.end_location), e.content) for e in diagnostic.fix.edits]
+        fix = diagnostic.fix
+        assert fix is not None  # candidates have fixes
+        spans = [(offset(e.location), offset(e.end_location), e.content) for e in fix.edits]
         if any(_overlaps(start, end, other) for start, end, _ in spans for other in taken):
             result.deferred.append(diagnostic)
             continue
         taken.extend((start, end) for start, end, _ in spans)
         edits.extend(spans)
-        imports.extend(i for i in diagnostic.fix.imports if i not in imports)
+        imports.extend(i for i in fix.imports if i not in imports)
         result.applied.append(diagnostic)
     for start, end, content in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         text = text[:start] + content.replace("\n", newline) + text[end:]
@@ -95,8 +97,8 @@ def add_imports(text: str, imports: Sequence[Import]) -> str:
     return "".join(lines)
 
 
-def _bound_names(tree: ast.Module) -> set:
-    names = set()
+def _bound_names(tree: ast.Module) -> Set[str]:
+    names: Set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.Import):
             names.update((a.asname or a.name).partition(".")[0] for a in node.names)
@@ -118,8 +120,8 @@ def _import_insertion_row(tree: ast.Module) -> int:
     row = 0
     for index, node in enumerate(tree.body):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            row = node.end_lineno
+            row = node.end_lineno or node.lineno
         elif index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
                 and isinstance(node.value.value, str):
-            row = node.end_lineno
+            row = node.end_lineno or node.lineno
     return row

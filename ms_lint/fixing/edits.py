@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 from decimal import Decimal, InvalidOperation
-from typing import Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from ms_lint.analysis.graph import GraphScope
 from ms_lint.rule import Edit, Import
@@ -34,7 +34,8 @@ def reference(graph: GraphScope, qualname: str) -> Tuple[str, Tuple[Import, ...]
 def append_argument(ctx, call: ast.Call, argument: str) -> Optional[Edit]:
     """An edit adding `argument` (`pad_mode="pad"`) after the last argument of `call`; None for a call without
     arguments. Multi-line calls and trailing commas keep their layout: the text goes right after the last value."""
-    last = max([*call.args, *call.keywords], key=lambda node: (node.end_lineno, node.end_col_offset), default=None)
+    arguments: List[Any] = [*call.args, *call.keywords]
+    last = max(arguments, key=lambda node: (node.end_lineno, node.end_col_offset), default=None)
     if last is None:
         return None
     row, column = ctx.end(last)

@@ -14,7 +14,7 @@ import os
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Set, Tuple
 
 from ms_lint.engine import FileResult, Linter
 from ms_lint.fixing.apply import apply_fixes
@@ -48,7 +48,7 @@ def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str
     result = FileFix(source, text)
     lint = functools.partial(_lint, project=[r for r in project if r.path != source.path])
     diagnostics = lint(linter, source, text)
-    rejected_keys = set()
+    rejected_keys: Set[tuple] = set()
     for _ in range(MAX_PASSES):
         candidates = [d for d in diagnostics if d.fix is not None and d.fix.applicability in applicabilities
                       and _key(d) not in rejected_keys and not (withhold and withhold(d, text))]
@@ -134,7 +134,8 @@ def _undefined_in(text: str) -> frozenset:
 def _undefined_names(tree: ast.AST) -> set:
     """Names read somewhere and bound nowhere in the module (scopes ignored: cheap, and it never blames a name
     that some scope binds)."""
-    loaded, bound = set(), set(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__",
+    loaded: Set[str] = set()
+    bound = set(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__",
                                                    "__builtins__", "__loader__", "__package__", "__annotations__"}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
@@ -151,10 +152,10 @@ def _undefined_names(tree: ast.AST) -> set:
             bound.add(node.name)
         elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
             return set()  # a star import may bind anything
-        elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None):
-            bound.add(node.name)
-        elif type(node).__name__ == "MatchMapping" and getattr(node, "rest", None):
-            bound.add(node.rest)
+        elif type(node).__name__ in ("MatchAs", "MatchStar", "MatchMapping"):  # 3.10+: named, 3.9 imports this
+            captured = getattr(node, "rest" if type(node).__name__ == "MatchMapping" else "name", None)
+            if captured:
+                bound.add(captured)
     return loaded - bound
 
 

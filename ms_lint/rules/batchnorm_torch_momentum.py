@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Any, Optional
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function
@@ -74,10 +74,11 @@ class BatchnormTorchMomentum(Rule):
             return
         momentum = node.args[MOMENTUM_POSITION] if len(node.args) > MOMENTUM_POSITION else next(
             (k.value for k in node.keywords if k.arg == "momentum"), None)
-        literal, shown = momentum, None
+        literal: Any = momentum
+        shown = None
         if isinstance(momentum, ast.Name):
             literal = _parameter_default(node, momentum.id)
-            function = enclosing_function(node)
+            function: Any = enclosing_function(node)  # a def: the name is one of its parameters
             shown = f"{momentum.id} (default {ctx.text(literal)} of `{function.name}`)" if literal else None
         value = _number(literal)
         if value is None or not 0 <= value < 0.5:
@@ -86,7 +87,8 @@ class BatchnormTorchMomentum(Rule):
         complement = edits.complement(text)
         yield self.report(ctx, node, call=f"{ctx.text(node.func)}(...)", value=shown or text, kept=value * 100,
                           torch=(1 - value) * 100, complement=complement,
-                          fix=self._fix(ctx, literal, complement) if literal is momentum else None)
+                          fix=self._fix(ctx, momentum, complement) if momentum is not None and literal is momentum
+                          else None)
 
     @staticmethod
     def _fix(ctx, momentum: ast.expr, complement: Optional[str]) -> Optional[Fix]:
@@ -113,6 +115,6 @@ def _parameter_default(call: ast.Call, name: str) -> Optional[ast.expr]:
 
 
 def _number(expr: Optional[ast.expr]) -> Optional[float]:
-    if isinstance(expr, ast.Constant) and type(expr.value) in (int, float):
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
         return float(expr.value)
     return None

@@ -89,7 +89,7 @@ class CellCreatedInGraph(Rule):
         qualname = ctx.names.qualname(node.func)
         if not (qualname and ctx.graph.is_cell_class(qualname)):
             return
-        layer = qualname.rpartition(".")[2] if framework.is_framework(qualname) else ""
+        layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
         severity, consequence = None, ("its weights are not registered (never trained) and its random "
                                        "initialisation is frozen at compile time")
         if layer in STATELESS_LAYERS or (not layer and _holds_no_state(ctx, qualname)):
@@ -102,7 +102,7 @@ class CellCreatedInGraph(Rule):
     def _hoist(self, ctx, node: ast.Call, qualname: str) -> Optional[Fix]:
         function = enclosing_function(node)
         owner = ctx.graph.owner_class(function)
-        self_name = self_parameter(function) if owner is not None else None
+        self_name = self_parameter(function) if owner is not None and function is not None else None
         if self_name is None or owner.node is None or self._in_loop(ctx, node, function):
             return None
         init = next((s for s in owner.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
@@ -155,7 +155,7 @@ def _weight_free_base(qualname: Optional[str]) -> bool:
     """nn.Cell itself, nn.LossBase, or a weight-free MindSpore layer."""
     if qualname in _CELL_BASES:
         return True
-    layer = qualname.rpartition(".")[2] if framework.is_framework(qualname) else ""
+    layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
     return layer == "LossBase" or layer in STATELESS_LAYERS
 
 

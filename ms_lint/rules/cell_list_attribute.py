@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Any, Optional
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
@@ -207,6 +207,7 @@ class CellListAttribute(Rule):
             wrapper, imports = edits.reference(ctx.graph, f"{package}.{'ModuleDict' if mindtorch else 'CellDict'}")
             return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, f"{wrapper}({ctx.text(value)})"),), imports)
         wrapper, imports = edits.reference(ctx.graph, f"{package}.{'ModuleList' if mindtorch else 'CellList'}")
+        content: Optional[str]
         if isinstance(value, ast.List) and not value.elts:
             content = f"{wrapper}()"
         elif isinstance(value, (ast.List, ast.ListComp, ast.Name)):
@@ -254,7 +255,7 @@ def _mentions(expr, attribute: str, local: Optional[str]) -> bool:
 _CONTAINER_FORMS = frozenset({ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Dict, ast.DictComp, ast.Name})
 
 
-def _may_be_container(value: ast.expr) -> bool:
+def _may_be_container(value: Any) -> bool:
     """The forms `_cell_container` can find Cells in: literals, comprehensions, `list(...)`/`tuple(...)`, a sum
     of those, a local name."""
     kind = value.__class__

@@ -99,6 +99,6 @@ class DropoutPositionalKeepProb(Rule):
 
 
 def _number(expr: ast.expr) -> Optional[float]:
-    if isinstance(expr, ast.Constant) and type(expr.value) in (int, float):
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
         return float(expr.value)
     return None

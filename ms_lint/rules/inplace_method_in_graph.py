@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Any, Optional
 
 from ms_lint.rule import Fix, Rule
 from ms_lint.rules.inplace_on_slice import INPLACE_METHODS
@@ -80,7 +80,7 @@ class InplaceMethodInGraph(Rule):
 
 
 def _fix(ctx, call: ast.Call) -> Optional[Fix]:
-    func = call.func
+    func: Any = call.func  # `<name>.<op>_(...)`: the hook checked the attribute
     statement = ctx.parent(call)
     if func.attr not in _TWINS or not isinstance(func.value, ast.Name) or not isinstance(statement, ast.Expr):
         return None

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Any, Optional
 
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
@@ -24,7 +24,7 @@ OUT_OF_PLACE = {name: name[:-1] for name in (
 
 def out_of_place_call(ctx, call: ast.Call):
     """The out-of-place form of `t.<op>_(...)` and the imports it needs, or None when there is none."""
-    func = call.func
+    func: Any = call.func  # `<tensor>.<op>_(...)`: the hook checked the attribute
     receiver = ctx.text(func.value)
     if func.attr == "zero_" and not call.args and not call.keywords:
         ops, imports = edits.reference(ctx.graph, "mindspore.ops")
@@ -140,12 +140,14 @@ class InplaceOnSlice(Rule):
         if not isinstance(statement, ast.Expr) or replacement is None:
             return None
         content, imports = replacement
-        return Fix("safe", f"Assign the out-of-place result back to `{ctx.text(call.func.value)}`",
-                   (ctx.replace(call, f"{ctx.text(call.func.value)} = {content}"),), imports)
+        receiver = ctx.text(getattr(call.func, "value", call.func))  # `<slice>.<op>_(...)`
+        return Fix("safe", f"Assign the out-of-place result back to `{receiver}`",
+                   (ctx.replace(call, f"{receiver} = {content}"),), imports)
 
     @staticmethod
-    def _parameter_fix(ctx, statement, target, value, operator, parameter) -> Optional[Fix]:
-        if operator is None or not isinstance(target, ast.Subscript) or target.value is not parameter:
+    def _parameter_fix(ctx, statement, target, value, operator, parameter: Any) -> Optional[Fix]:
+        if operator is None or not isinstance(target, ast.Subscript) or target.value is not parameter \
+                or not isinstance(parameter, ast.Attribute):
             return None
         ops, imports = edits.reference(ctx.graph, "mindspore.ops")
         copy = f"{parameter.attr}_updated"

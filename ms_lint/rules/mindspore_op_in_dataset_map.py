@@ -100,7 +100,7 @@ def _value_of(ctx, expr: ast.expr) -> ast.expr:
     for node in ast.walk(scope):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id for t in node.targets):
             values.append(node.value)
-        elif isinstance(node, (ast.AugAssign, ast.For)) and isinstance(getattr(node, "target", None), ast.Name) \
+        elif isinstance(node, (ast.AugAssign, ast.For)) and isinstance(node.target, ast.Name) \
                 and node.target.id == expr.id:
             return expr
     return values[0] if len(values) == 1 else expr

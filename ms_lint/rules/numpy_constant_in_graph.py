@@ -84,14 +84,14 @@ class NumpyConstantInGraph(Rule):
         owner = ctx.graph.owner_class(function)
         init = _method(owner.node, "__init__") if owner is not None and owner.node is not None else None
         self_name = self_parameter(init) if init is not None and init.body else None
-        if self_name is None:
+        if init is None or self_name is None:
             return None
         attribute = self._attribute_name(ctx, wrapper, owner)
         last = init.body[-1]
         indent = ctx.indentation(last)
         insertion = ctx.insert(last.end_lineno, len(ctx.source.line(last.end_lineno)),
                                f"\n{indent}{self_name}.{attribute} = {ctx.text(wrapper)}")
-        use = self_parameter(function) or self_name
+        use = (self_parameter(function) if function is not None else None) or self_name
         return Fix("unsafe", f"Create the constant once in `__init__` as `{self_name}.{attribute}`",
                    (insertion, ctx.replace(wrapper, f"{use}.{attribute}")))
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.fixing import edits
@@ -127,7 +127,7 @@ class NumpyInGraph(Rule):
         if any(tensors.on_host(_strip_host_copy(v)) or _has_host_copy(_strip_host_copy(v)) for v in values):
             return None  # host data inside the arguments: ops cannot take it
         arguments = [ctx.text(_strip_host_copy(a)) for a in node.args]
-        arguments += [f"{keywords[k.arg]}={ctx.text(_strip_host_copy(k.value))}" for k in node.keywords]
+        arguments += [f"{keywords[k.arg or '']}={ctx.text(_strip_host_copy(k.value))}" for k in node.keywords]
         ops, imports = edits.reference(ctx.graph, "mindspore.ops")
         replacement = f"{ops}.{name}({', '.join(arguments)})"
         target = node
@@ -159,7 +159,7 @@ _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.P
 
 
 def _arithmetic_operands(node: ast.BinOp):
-    stack = [node]
+    stack: List[ast.expr] = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, ast.BinOp) and isinstance(current.op, _ARITHMETIC):

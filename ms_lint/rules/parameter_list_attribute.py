@@ -194,8 +194,8 @@ def _wrapped_later(class_node, attribute: str, value) -> bool:
 
 def _mutated(class_node, attribute: str) -> bool:
     """`self.x.append(...)`, `self.x[i] = ...` or `self.x += ...` anywhere in the class."""
-    return any((isinstance(node, ast.Call) and getattr(node.func, "attr", "") in _LIST_MUTATORS
-                and _is_self_attribute(node.func.value, attribute))
+    return any((isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _LIST_MUTATORS and _is_self_attribute(node.func.value, attribute))
                or (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
                    and _is_self_attribute(node.value, attribute))
                or (isinstance(node, ast.AugAssign) and _is_self_attribute(node.target, attribute))

@@ -86,7 +86,8 @@ class ParameterSetDataInGraph(Rule):
                for sub in ast.walk(node.args[0])):
             return None  # the new value itself cannot be built in the graph
         ops, imports = edits.reference(ctx.graph, "mindspore.ops")
-        replacement = f"{ops}.assign({ctx.text(node.func.value)}, {ctx.text(node.args[0])})"
+        parameter = getattr(node.func, "value", node.func)  # `<parameter>.set_data(...)`
+        replacement = f"{ops}.assign({ctx.text(parameter)}, {ctx.text(node.args[0])})"
         return Fix("unsafe", f"Update the Parameter in the graph with `{ops}.assign`",
                    (ctx.replace(node, replacement),), imports)
 

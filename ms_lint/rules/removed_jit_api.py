@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, Optional
+from typing import Any, FrozenSet, Optional, Set
 
 from ms_lint.rule import Edit, Fix, Rule
 
@@ -143,7 +143,7 @@ class RemovedJitApi(Rule):
 
     # ----- fixes ----------------------------------------------------------------------------------------------
     @staticmethod
-    def _use_fix(ctx, node: ast.expr, name: str) -> Optional[Fix]:
+    def _use_fix(ctx, node: Any, name: str) -> Optional[Fix]:
         replacement = REMOVED[name]
         if isinstance(node, ast.Attribute):
             row, column = ctx.end(node)
@@ -191,7 +191,7 @@ def _guarded(ctx) -> FrozenSet[str]:
 
 
 def _fallback_names(ctx) -> FrozenSet[str]:
-    names = set()
+    names: Set[str] = set()
     for node in ast.walk(ctx.tree):
         if isinstance(node, ast.Try):
             primary = _imported(ctx, node.body)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Tuple
+from typing import Any, Iterator, Optional, Set, Tuple
 
 from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
@@ -80,7 +80,9 @@ class SetTrainAfterCall(Rule):
 def _first_call_before(scope, name: str, set_train: ast.Call) -> Optional[ast.Call]:
     """The first call of a network created in `scope` when it precedes `set_train` with no `set_train` before it,
     and `set_train` is the first switch to training after it."""
-    fresh, first_call, switched = False, None, False
+    fresh, switched = False, False
+    first_call: Optional[ast.Call] = None
+    node: Any
     for _, kind, node in sorted(_events(scope, name), key=lambda event: event[0]):
         if node is set_train:
             return first_call if fresh and not switched else None
@@ -98,9 +100,11 @@ def _first_call_before(scope, name: str, set_train: ast.Call) -> Optional[ast.Ca
     return None
 
 
-def _events(scope, name: str) -> Iterator[Tuple[Tuple[int, int], str, ast.AST]]:
-    """Bindings of `name`, calls `name(...)` and `name.set_train(...)` in `scope`, not in nested definitions."""
-    stack, assigned = list(ast.iter_child_nodes(scope)), set()
+def _events(scope, name: str) -> Iterator[Tuple[Tuple[Any, Any], str, ast.AST]]:
+    """Bindings of `name`, calls `name(...)` and `name.set_train(...)` in `scope`, not in nested definitions
+    (positions: the ends the parser sets on every statement and expression)."""
+    stack = list(ast.iter_child_nodes(scope))
+    assigned: Set[int] = set()
     while stack:
         node = stack.pop()
         if isinstance(node, _NESTED_SCOPES):

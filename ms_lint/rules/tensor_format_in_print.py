@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 import string
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from ms_lint.rule import Fix, Rule
 
@@ -115,18 +115,19 @@ def _fix(ctx, node: ast.expr) -> Optional[Fix]:
                (ctx.replace(node, ", ".join(arguments) or '""'),))
 
 
-def _parts(node: ast.expr):
+def _parts(node: Any):
     """The literal text and value expressions, in order; None when a conversion or format spec is used."""
     if isinstance(node, ast.JoinedStr):
         if any(isinstance(v, ast.FormattedValue) and (v.conversion != -1 or v.format_spec) for v in node.values):
             return None
-        return [v.value for v in node.values]  # the literal text or the formatted expression
+        return [getattr(v, "value", None) for v in node.values]  # the literal text or the formatted expression
     if isinstance(node, ast.Call) and not any(isinstance(a, ast.Starred) for a in node.args) \
             and all(k.arg for k in node.keywords):
         keywords = {k.arg: k.value for k in node.keywords}
         parts, automatic = [], 0
         try:
-            fields = list(string.Formatter().parse(node.func.value.value))
+            template: Any = node.func  # `"...".format(...)`: the caller checked the form
+            fields = list(string.Formatter().parse(template.value.value))
         except ValueError:
             return None
         for literal, field, spec, conversion in fields:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
@@ -142,8 +142,9 @@ class TorchTensorApi(Rule):
         if not isinstance(call, ast.Call) or _uses_mindtorch(ctx):
             return
         qualname = ctx.names.qualname(call.func) or ""
-        if qualname.startswith("mindspore.") and _is_torch_device_call(ctx, node.value):
-            yield self.report(ctx, node.value, call=f"{ctx.text(node.value.func)}(...)", where="passed to MindSpore",
+        value: Any = node.value
+        if qualname.startswith("mindspore.") and _is_torch_device_call(ctx, value):
+            yield self.report(ctx, value, call=f"{ctx.text(value.func)}(...)", where="passed to MindSpore",
                               consequence=f"`{qualname}` takes MindSpore device names, not a PyTorch device")
 
     def _no_grad(self, ctx, expr: ast.expr):
@@ -183,7 +184,8 @@ class TorchTensorApi(Rule):
             return None
         ops, imports = edits.reference(ctx.graph, "mindspore.ops")
         return Fix("safe", f"Use `{ops}.stop_gradient`",
-                   (ctx.replace(node, f"{ops}.stop_gradient({ctx.text(node.func.value)})"),), imports)
+                   (ctx.replace(node, f"{ops}.stop_gradient({ctx.text(getattr(node.func, 'value', node.func))})"),),
+                   imports)
 
 
 def _missing(method: str, kind: str, compiled: bool) -> str:
@@ -320,9 +322,9 @@ def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
     if isinstance(expr, ast.Subscript):
         return "tensor" if _host_kind(ctx, expr.value, memo, depth) == "tensor" else None
     if isinstance(expr, ast.BinOp):
-        kinds = [_host_kind(ctx, o, memo, depth) for o in (expr.left, expr.right)]
+        operands = [_host_kind(ctx, o, memo, depth) for o in (expr.left, expr.right)]
         numbers = [isinstance(o, ast.Constant) and type(o.value) in (int, float) for o in (expr.left, expr.right)]
-        if "tensor" in kinds and all(k == "tensor" or n for k, n in zip(kinds, numbers)):
+        if "tensor" in operands and all(k == "tensor" or n for k, n in zip(operands, numbers)):
             return "tensor"
     return None
 
@@ -352,19 +354,19 @@ def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
 def _self_parameter(ctx, expr: ast.Attribute) -> Optional[str]:
     function = enclosing_function(expr)
     owner = ctx.graph.owner_class(function) if function is not None else None
-    if owner is None or expr.value.id != self_parameter(function):
+    if owner is None or function is None or getattr(expr.value, "id", None) != self_parameter(function):
         return None
     return "tensor" if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)) else None
 
 
-def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
+def _bindings(ctx, name: ast.Name) -> List[Any]:
     """Every value bound to `name` in its scope (the function it is in, else the module): assigned values, or
     the `ast.arg` of a parameter. Empty when any binding is of another form (loop target, unpacking, `with`,
     augmented assignment, import, `global`), which the rule does not follow."""
     function = enclosing_function(name)
     if function is not None and name.id not in ctx.names.local_names(function):
         function = None  # a module name read inside a function
-    values: List[ast.AST] = []
+    values: List[Any] = []  # expressions, and the `ast.arg` of a parameter
     if function is not None:
         arguments = function.args
         for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
@@ -383,8 +385,8 @@ def _bindings(ctx, name: ast.Name) -> List[ast.AST]:
             values.append(node.value)
         elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
                                ast.NamedExpr)):
-            target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
-            if target is not None and any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(target)):
+            bound = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+            if bound is not None and any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(bound)):
                 return []
         elif isinstance(node, (ast.Global, ast.Nonlocal)) and name.id in node.names:
             return []

@@ -94,7 +94,7 @@ class UndefinedAttributeInGraph(Rule):
             return
         for read in reads:
             name = read.attr
-            if name in defined or _named_elsewhere(ctx, name, read.value.id):
+            if name in defined or _named_elsewhere(ctx, name, getattr(read.value, "id", "")):  # `self.<name>`
                 continue
             best = _closest(name, defined)
             yield self.report(ctx, read, attribute=name, cls=node.name,
@@ -132,7 +132,7 @@ def _graph_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
     return [read for method in node.body
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and self_parameter(method)
             and ctx.graph.is_compiled(method) and not _decorated_with(method, ("staticmethod", "classmethod"))
-            for read in _self_reads(ctx.graph, method, self_parameter(method))]
+            for read in _self_reads(ctx.graph, method, self_parameter(method) or "")]
 
 
 def _self_reads(graph, function, self_name: str) -> List[ast.Attribute]:
@@ -174,7 +174,8 @@ def _looks_abstract(node: ast.ClassDef, ctx) -> bool:
         return True
     # what the scan looks for is spelled on the class's lines: most classes need no scan
     rows = _abstract_marker_rows(ctx)
-    if not rows or bisect.bisect_left(rows, node.lineno) == bisect.bisect_right(rows, node.end_lineno):
+    last = node.end_lineno or node.lineno
+    if not rows or bisect.bisect_left(rows, node.lineno) == bisect.bisect_right(rows, last):
         return False
     return any((isinstance(sub, ast.Raise) and "NotImplementedError" in ast.dump(sub))
                or (isinstance(sub, ast.FunctionDef) and _decorated_with(sub, ("abstractmethod",)))
