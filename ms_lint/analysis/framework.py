@@ -164,3 +164,15 @@ CELL_PRIVATE_MEMBERS = frozenset({
     "_state_dict_hooks", "_state_dict_pre_hooks", "_update_local_parameters_name", "_user_parameters"
 })
 CELL_MEMBERS = CELL_METHODS | CELL_READONLY_PROPERTIES | CELL_SETTABLE_MEMBERS | CELL_PRIVATE_MEMBERS
+
+# MindSpore's convolution layers: `pad_mode` is their 5th parameter (default "same") and `padding` their 6th.
+CONV_LAYERS = frozenset({"Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose"})
+PAD_MODE_POSITION, PADDING_POSITION = 4, 5
+# The 39 public in-place methods of mindspore.Tensor 2.10 (`dir(Tensor)`, names ending in `_`), less the three
+# that do not write tensor data (requires_grad_, index_of_parent_, parent_tensor_).
+INPLACE_METHODS = frozenset({
+    "add_", "addmm_", "bernoulli_", "clamp_", "copy_", "delete_", "div_", "erfinv_", "exp_", "exponential_", "fill_",
+    "fill_diagonal_", "floor_", "floor_divide_", "index_add_", "index_copy_", "index_fill_", "index_put_", "log_",
+    "masked_fill_", "masked_scatter_", "mul_", "normal_", "put_", "random_", "remainder_", "scatter_",
+    "scatter_add_", "set_", "sigmoid_", "sign_", "sub_", "tanh_", "to_", "uniform_", "zero_",
+})

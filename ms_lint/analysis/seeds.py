@@ -17,7 +17,6 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.walk import parent_of, spelled_name
-from ms_lint.fixing import edits
 
 INIT = frozenset({"mindspore.communication.init", "mindspore.communication.management.init"})
 PARALLEL_MODES = ("data_parallel", "semi_auto_parallel", "auto_parallel", "hybrid_parallel")
@@ -311,15 +310,7 @@ class ScriptSeeds:
             statement = parent_of(statement)
         self.distributed.append({"kind": kind, "scope": scope, "text": text,
                                  "span": [*self.ctx.start(node), *self.ctx.end(node)],
-                                 "fix": self._fix(statement or node)})
-
-    def _fix(self, statement: ast.AST):
-        row, column = self.ctx.start(statement)
-        indentation = self.ctx.indentation(statement)
-        if column != len(indentation):
-            return None  # `if distributed: init()` on one line: no place for a statement before it
-        spelling, imports = edits.reference(self.graph, "mindspore.set_seed")
-        return [row, column, f"{spelling}(1)\n{indentation}", [[i.module, i.name] for i in imports]]
+                                 "statement": list(self.ctx.start(statement or node))})
 
 
 def _is_main_guard(test: ast.expr) -> bool:

@@ -4,9 +4,10 @@ import ast
 import re
 from typing import Optional
 
+from ms_lint.analysis.framework import CONV_LAYERS, PAD_MODE_POSITION
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
-from ms_lint.rules.conv_padding_without_pad_mode import CONV_LAYERS, PAD_MODE_POSITION, mindspore_conv
+from ms_lint.rules._conv import mindspore_conv
 
 KERNEL_POSITION = 2
 TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "mindtorch")

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Set
 
 from ms_lint.analysis.seeds import ScriptSeeds
+from ms_lint.fixing import edits
 from ms_lint.rule import Edit, Fix, Import, Rule
 
 
@@ -81,7 +82,9 @@ class DistributedWithoutSeed(Rule):
     fix_applicability = "unsafe"
 
     def collect(self, ctx):
-        return ScriptSeeds.of(ctx).facts()
+        facts = ScriptSeeds.of(ctx).facts()  # the module's memo: shared, left as it is
+        events = [{**event, "fix": _seed_before(ctx, *event["statement"])} for event in facts.get("distributed", ())]
+        return {**facts, "distributed": events}
 
     def judge(self, project):
         modules = {facts["module"]: facts for facts in project.modules.values()}
@@ -103,6 +106,17 @@ class DistributedWithoutSeed(Rule):
             span = event["span"]
             yield self.report_at(project, path, ((span[0], span[1]), (span[2], span[3])), fix=fix,
                                  call=event["text"], problem=problem)
+
+
+def _seed_before(ctx, row: int, column: int) -> Optional[list]:
+    """The fix's insertion, as JSON-able facts: a `set_seed(1)` line before the statement at (row, column), or None
+    when the statement does not start its line (`if distributed: init()`: no place for a statement before it)."""
+    line = ctx.source.line(row)
+    indentation = line[: len(line) - len(line.lstrip())]
+    if column != len(indentation):
+        return None
+    spelling, imports = edits.reference(ctx.graph, "mindspore.set_seed")
+    return [row, column, f"{spelling}(1)\n{indentation}", [[i.module, i.name] for i in imports]]
 
 
 def _problem(facts, modules, seeders, defined) -> Optional[str]:

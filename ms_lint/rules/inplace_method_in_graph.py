@@ -3,8 +3,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from ms_lint.analysis.framework import INPLACE_METHODS
 from ms_lint.rule import Fix, Rule
-from ms_lint.rules.inplace_on_slice import INPLACE_METHODS
 
 # In-place methods whose out-of-place twin (the name without `_`) takes the same arguments in 2.10; the others
 # (`copy_`, `zero_`, `normal_`, `index_fill_`, ...) have no twin or a different signature.

@@ -3,17 +3,10 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from ms_lint.analysis.framework import INPLACE_METHODS
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
-# The 39 public in-place methods of mindspore.Tensor 2.10 (`dir(Tensor)`, names ending in `_`), less the three
-# that do not write tensor data (requires_grad_, index_of_parent_, parent_tensor_).
-INPLACE_METHODS = frozenset({
-    "add_", "addmm_", "bernoulli_", "clamp_", "copy_", "delete_", "div_", "erfinv_", "exp_", "exponential_", "fill_",
-    "fill_diagonal_", "floor_", "floor_divide_", "index_add_", "index_copy_", "index_fill_", "index_put_", "log_",
-    "masked_fill_", "masked_scatter_", "mul_", "normal_", "put_", "random_", "remainder_", "scatter_",
-    "scatter_add_", "set_", "sigmoid_", "sign_", "sub_", "tanh_", "to_", "uniform_", "zero_",
-})
 # In-place methods whose out-of-place twin exists on mindspore.Tensor 2.10 with the same meaning (`hasattr`
 # checked; copy_/to_/random ones differ in meaning and are left out).
 OUT_OF_PLACE = {name: name[:-1] for name in (
