@@ -177,3 +177,25 @@ def test_a_pytorch_device_handed_to_mindspore():
             ones.to("Ascend")
             return torch.zeros(2, device=torch.device("cuda"))
     """) == [(8, "MSL064"), (9, "MSL064"), (10, "MSL064")]
+
+
+def test_msl062_is_an_error_only_where_the_argument_reads_as_a_pytorch_drop_rate():
+    """`keep_prob=`, `1 - rate` and a keep-like literal work as intended on 2.10 (measured by the MSL062 oracle
+    test: `keep_prob=0.9` zeroes 10 %): only the deprecation is left, a warning. A literal under 0.5 or a name
+    that says drop or rate reads as PyTorch's `p`: the layer zeroes the wrong share, an error."""
+    found = {d.row: d.severity for d in lint('''
+        from mindspore import nn
+        nn.Dropout(0.1)
+        nn.Dropout(config.hidden_dropout)
+        nn.Dropout(drop_rate)
+        nn.Dropout(p)
+        nn.Dropout(0.9)
+        nn.Dropout(keep_prob=0.8)
+        nn.Dropout(keep_prob=0.1)
+        nn.Dropout(1 - config.attention_dropout)
+        nn.Dropout(keep_prob)
+        nn.Dropout(config.keep_prob)
+        nn.Dropout(ratio)
+        ''') if d.code == "MSL062"}
+    assert found == {3: "error", 4: "error", 5: "error", 6: "error", 7: "warning", 8: "warning", 9: "warning",
+                     10: "warning", 11: "warning", 12: "warning", 13: "warning"}

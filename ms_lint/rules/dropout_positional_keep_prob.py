@@ -12,7 +12,10 @@ class DropoutPositionalKeepProb(Rule):
     """
     ## What it does
     Finds MindSpore's `nn.Dropout` built with a positional argument (`nn.Dropout(0.1)`) or with the deprecated
-    `keep_prob=` keyword.
+    `keep_prob=` keyword. An error where the argument reads as PyTorch's drop rate (a literal under 0.5, or a
+    name that says drop or rate: `nn.Dropout(config.hidden_dropout)`); a warning, for the deprecation only, where
+    it reads as the probability to keep (`keep_prob=0.9`, `nn.Dropout(0.9)`, `nn.Dropout(1 - rate)`): that code
+    works as intended on 2.10.
 
     ## Why it matters in graph mode
     In MindSpore 2.10 the first parameter of `nn.Dropout` is still `keep_prob`, the probability of **keeping** an
@@ -70,15 +73,19 @@ class DropoutPositionalKeepProb(Rule):
             return
         kept = _number(value)
         call = f"{ctx.text(node.func)}({ctx.text(value) if node.args else 'keep_prob=' + ctx.text(value)})"
-        if node.args:
+        drop_rate = bool(node.args) and _reads_as_drop_rate(ctx.text(value), kept)
+        if drop_rate:
             meaning = "the first argument is `keep_prob` in MindSpore, not PyTorch's `p`"
         else:
-            meaning = "`keep_prob` is deprecated in MindSpore 2.10"
+            meaning = "works as written, but `keep_prob` is deprecated in MindSpore 2.10: use `p=`"
         if kept is not None and 0 < kept <= 1:
             problem = f"keeps {kept * 100:g} % and zeroes {(1 - kept) * 100:g} % of the elements: {meaning}"
-        else:
+        elif drop_rate:
             problem = f"sets the probability to keep an element: {meaning}; use `p=` (probability to zero)"
-        yield self.report(ctx, node, call=call, problem=problem, fix=self._fix(ctx, node, value, kept))
+        else:
+            problem = f"sets the probability to keep an element: {meaning} (probability to zero)"
+        yield self.report(ctx, node, call=call, problem=problem, fix=self._fix(ctx, node, value, kept),
+                          severity=None if drop_rate else "warning")
 
     @staticmethod
     def _fix(ctx, node: ast.Call, value: ast.expr, kept: Optional[float]) -> Optional[Fix]:
@@ -96,6 +103,19 @@ class DropoutPositionalKeepProb(Rule):
             return None
         target = value if node.args else next(k for k in node.keywords if k.arg == "keep_prob")
         return Fix("safe", f"Use `p={p}`", (ctx.replace(target, f"p={p}"),))
+
+
+def _reads_as_drop_rate(text: str, kept: Optional[float]) -> bool:
+    """Does a positional argument read as PyTorch's probability to zero? A literal under 0.5 (keeping fewer than
+    half the elements is almost never meant), or a name that says drop or rate without saying keep
+    (`config.hidden_dropout`, `drop_rate`, `p`). `1 - rate`, `0.9` and `keep_prob` read as what MindSpore takes."""
+    if kept is not None:
+        return kept < 0.5
+    words = text.lower()
+    if "keep" in words or text.replace(" ", "").startswith(("1-", "1.0-")):
+        return False
+    last = words.rpartition(".")[2]
+    return "drop" in last or "rate" in last or last == "p"
 
 
 def _number(expr: ast.expr) -> Optional[float]:
