@@ -9,6 +9,19 @@ _MUTABLE_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, as
 _MUTABLE_CALLS = frozenset({"builtins.list", "builtins.dict", "builtins.set", "builtins.bytearray",
                             "collections.deque", "collections.defaultdict", "collections.OrderedDict",
                             "collections.Counter"})
+# Methods that change a list, dict, set or deque in place.
+_MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
+                               "discard", "popitem", "sort", "reverse", "appendleft", "extendleft", "popleft",
+                               "rotate", "difference_update", "intersection_update",
+                               "symmetric_difference_update", "__setitem__", "__delitem__", "__iadd__"})
+# Builtins that only read a container passed to them.
+_READING_BUILTINS = frozenset(f"builtins.{name}" for name in (
+    "len", "list", "tuple", "dict", "set", "frozenset", "sorted", "reversed", "enumerate", "zip", "iter", "map",
+    "filter", "isinstance", "min", "max", "sum", "any", "all", "print", "str", "repr", "hash", "id", "type", "bool",
+    "int", "float"))
+# Where a use hands the object over: returned, yielded, bound to another name or stored elsewhere.
+_ESCAPES = frozenset({ast.Return, ast.Yield, ast.YieldFrom, ast.Assign, ast.AnnAssign, ast.NamedExpr,
+                      ast.List, ast.Tuple, ast.Set, ast.Dict})
 # Defaults the fix may move into graph code: lists and dicts are graph types, deques or sets are not.
 _GRAPH_BUILDABLE = (ast.List, ast.Dict, ast.ListComp, ast.DictComp)
 
@@ -19,6 +32,9 @@ class MutableDefaultInGraph(Rule):
     Finds graph-compiled functions (`construct`, what it calls, `@jit` functions) with a mutable default
     argument: a list, dict or set literal or comprehension, or `list()`, `dict()`, `set()`, `deque()`... The
     finding is reported on the `def`.
+
+    A default the function only reads (indexes, iterates, passes to `len`, unpacks with `**`) is not reported:
+    nothing can change it, and both modes agree (measured).
 
     ## Why it matters in graph mode
     In Python the default object is created once and shared by every call, so code that mutates it sees the
@@ -63,7 +79,8 @@ class MutableDefaultInGraph(Rule):
     fix_applicability = "safe"
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
-        mutable = [(arg, default) for arg, default in _defaults(node) if self._is_mutable(ctx, default)]
+        mutable = [(arg, default) for arg, default in _defaults(node)
+                   if self._is_mutable(ctx, default) and _may_be_mutated(ctx, node, arg.arg)]
         if mutable:
             arg, default = mutable[0]
             yield self.report(ctx, node, parameter=arg.arg, default=_short(ctx.text(default)), function=node.name,
@@ -96,6 +113,37 @@ class MutableDefaultInGraph(Rule):
         edits.append(ctx.insert(first.lineno, 0, guards))
         names = ", ".join(f"`{arg.arg}`" for arg, _ in mutable)
         return Fix("safe", f"Default {names} to None and create the object in the body", tuple(edits))
+
+
+def _may_be_mutated(ctx, function, name: str) -> bool:
+    """Can the function change the object its parameter `name` holds, or let it escape to code that can? A use
+    that only reads (`x[i]`, `len(x)`, `for v in x`, `x.get(k)`, `f(**x)`) cannot: then both modes see the same
+    object and agree. A mutating method, an item store or delete, `x += ...`, passing it to a call that is not a
+    reading builtin, returning, yielding or aliasing it may."""
+    for use in ctx.walk.nodes_of(function).loads.get(name, ()):
+        parent = ctx.parent(use)
+        kind = parent.__class__
+        if kind is ast.Attribute:
+            call = ctx.parent(parent)
+            if parent.attr in _MUTATING_METHODS and isinstance(call, ast.Call) and call.func is parent:
+                return True
+        elif kind is ast.Subscript:
+            if not isinstance(parent.ctx, ast.Load):
+                return True
+        elif kind is ast.Call:
+            if use is not parent.func and ctx.names.qualname(parent.func) not in _READING_BUILTINS:
+                return True
+        elif kind is ast.keyword:
+            call = ctx.parent(parent)
+            if parent.arg is not None and ctx.names.qualname(call.func) not in _READING_BUILTINS:
+                return True  # `f(**x)` unpacks a copy; `f(acc=x)` hands over the object
+        elif kind in _ESCAPES:
+            return True
+    return any(isinstance(store, ast.AugAssign) and isinstance(store.target, ast.Name) and store.target.id == name
+               for store in ctx.walk.nodes_of(function).bindings) or any(
+        isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name
+        for store in ctx.walk.nodes_of(function).bindings if isinstance(store, ast.Assign)
+        for target in store.targets)
 
 
 def _defaults(node) -> List[Tuple[ast.arg, ast.expr]]:

@@ -16,6 +16,13 @@ class DictDefault(nn.Cell):
         cache["n"] = cache.get("n", 0) + 1
         return x * cache["n"]
 
+class OnlyRead(nn.Cell):
+    def construct(self, x, scales=[1.0, 2.0], table={"a": 1}):
+        y = x * scales[0] * len(scales) * table.get("a", 1)
+        for scale in scales:
+            y = y + scale
+        return y
+
 class Fixed(nn.Cell):
     def construct(self, x, acc=None):
         if acc is None:
@@ -44,3 +51,10 @@ def test_msl022_graph_freezes_the_default_while_pynative_shares_it(oracle, mode)
 def test_msl022_fixed_form_agrees_in_every_mode(oracle, mode):
     cells = oracle.load(CELLS)
     assert _two_calls(oracle, mode, cells.Fixed()) == [[1.0, 2.0], [1.0, 2.0]]
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl022_a_default_only_read_gives_the_same_results_in_every_mode(oracle, mode):
+    """Why MSL022 stays silent on defaults a function never changes (issue 19): nothing to freeze or share."""
+    cells = oracle.load(CELLS)
+    assert _two_calls(oracle, mode, cells.OnlyRead()) == [[5.0, 7.0], [5.0, 7.0]]
