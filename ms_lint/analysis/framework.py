@@ -176,3 +176,16 @@ INPLACE_METHODS = frozenset({
     "masked_fill_", "masked_scatter_", "mul_", "normal_", "put_", "random_", "remainder_", "scatter_",
     "scatter_add_", "set_", "sigmoid_", "sign_", "sub_", "tanh_", "to_", "uniform_", "zero_",
 })
+# Framework layers without Parameters (checked: `parameters_dict()` is empty in 2.10) whose output does not
+# depend on the training flag: created in graph code (MSL006) or kept in a plain Python list (MSL030) they compute
+# the right result (measured for Softmax, ReLU, AvgPool2d).
+STATELESS_LAYERS = frozenset("""
+    ReLU ReLU6 LeakyReLU GELU FastGelu SiLU Sigmoid Tanh Softmax LogSoftmax Softmin Softsign ELU CELU SELU GLU HSigmoid
+    HSwish Hardswish Hardsigmoid Mish Hardtanh HShrink SoftShrink LogSigmoid Tanhshrink Softmax2d Identity Flatten
+    Unflatten AvgPool1d AvgPool2d AvgPool3d MaxPool1d MaxPool2d MaxPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d
+    AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d ResizeBilinear Upsample Unfold PixelShuffle PixelUnshuffle
+    ZeroPad2d Pad ConstantPad1d ConstantPad2d ConstantPad3d ReflectionPad1d ReflectionPad2d ReplicationPad1d
+    ReplicationPad2d ReplicationPad3d L1Loss MSELoss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss KLDivLoss BCELoss
+    BCEWithLogitsLoss SoftmaxCrossEntropyWithLogits CosineEmbeddingLoss MarginRankingLoss SoftMarginLoss
+    MultiLabelSoftMarginLoss MultiMarginLoss MultilabelMarginLoss PoissonNLLLoss GaussianNLLLoss TripletMarginLoss
+    CTCLoss""".split())

@@ -5,25 +5,13 @@ import re
 from typing import Optional
 
 from ms_lint.analysis import framework
+from ms_lint.analysis.framework import STATELESS_LAYERS
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Fix, Rule
 
 # Names a hoisted attribute must not take: public nn.Cell members (shadowing them breaks the Cell, MSL034).
 _CELL_MEMBERS = frozenset({"cells", "to", "compile", "phase", "training", "cast", "apply", "shard", "recompute",
                            "offload", "construct", "parameters_dict", "buffers", "state_dict"})
-# Framework layers without Parameters (checked: `parameters_dict()` is empty in 2.10) whose output does not
-# depend on the training flag: created in graph code they compute the right result (measured for Softmax, ReLU,
-# AvgPool2d), so the finding is only a warning.
-STATELESS_LAYERS = frozenset("""
-    ReLU ReLU6 LeakyReLU GELU FastGelu SiLU Sigmoid Tanh Softmax LogSoftmax Softmin Softsign ELU CELU SELU GLU HSigmoid
-    HSwish Hardswish Hardsigmoid Mish Hardtanh HShrink SoftShrink LogSigmoid Tanhshrink Softmax2d Identity Flatten
-    Unflatten AvgPool1d AvgPool2d AvgPool3d MaxPool1d MaxPool2d MaxPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d
-    AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d ResizeBilinear Upsample Unfold PixelShuffle PixelUnshuffle
-    ZeroPad2d Pad ConstantPad1d ConstantPad2d ConstantPad3d ReflectionPad1d ReflectionPad2d ReplicationPad1d
-    ReplicationPad2d ReplicationPad3d L1Loss MSELoss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss KLDivLoss BCELoss
-    BCEWithLogitsLoss SoftmaxCrossEntropyWithLogits CosineEmbeddingLoss MarginRankingLoss SoftMarginLoss
-    MultiLabelSoftMarginLoss MultiMarginLoss MultilabelMarginLoss PoissonNLLLoss GaussianNLLLoss TripletMarginLoss
-    CTCLoss""".split())
 _CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "mindtorch.torch.nn.Module"})
 # Layers whose behaviour follows the training flag: a Cell created in graph code is in eval mode (measured:
 # `nn.Dropout(p=0.5)` drops nothing, `nn.BatchNorm2d` uses its initial moving statistics, PyNative alike).

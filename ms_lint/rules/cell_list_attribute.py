@@ -4,6 +4,7 @@ import ast
 from typing import Any, Optional
 
 from ms_lint.analysis import bindings, framework
+from ms_lint.analysis.framework import STATELESS_LAYERS
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
@@ -17,7 +18,10 @@ class CellListAttribute(Rule):
     ## What it does
     Finds a plain Python list, tuple or dict of Cells stored on `self` in a Cell's methods: a literal, a
     comprehension, a local list filled by an `append` loop and assigned later, or `self.x = []` filled with
-    `self.x.append(...)`.
+    `self.x.append(...)`. A literal or comprehension of MindSpore layers without weights or a training mode
+    (`(nn.ReLU(), nn.ReLU())`, pooling, padding) is not reported: there is nothing to register, and it compiles
+    and computes as a `CellList` would (measured, LAX, STRICT and PyNative). `nn.Dropout` has a training mode
+    that `set_train` cannot reach in a plain list: reported.
 
     ## Why it matters in graph mode
     MindSpore registers sub-Cells only through attributes, `nn.CellList`, `nn.SequentialCell` and `nn.CellDict`.
@@ -81,7 +85,8 @@ class CellListAttribute(Rule):
                     and target.value.id == self_name):
                 continue
             container = self._cell_container(ctx, node.value, function, owner.node, target.attr, self_name)
-            if container is None or self._registered_elsewhere(owner.node, target.attr, node.value, self_name):
+            if container is None or self._registered_elsewhere(owner.node, target.attr, node.value, self_name) \
+                    or _only_stateless_layers(ctx, node.value):
                 continue
             yield self.report(
                 ctx, node, container=container, attribute=target.attr,
@@ -253,6 +258,23 @@ def _mentions(expr, attribute: str, local: Optional[str]) -> bool:
 
 
 _CONTAINER_FORMS = frozenset({ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Dict, ast.DictComp, ast.Name})
+
+
+def _only_stateless_layers(ctx, value: ast.expr) -> bool:
+    """A literal or comprehension whose every element builds a MindSpore layer without weights or a training mode
+    (`(nn.ReLU(), nn.ReLU())`): nothing to register, and it compiles and computes the same as a CellList
+    (measured). Anything else (a project Cell, Dropout, a list filled elsewhere) may hold state."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        elements = value.elts
+    elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        elements = [value.elt]
+    elif isinstance(value, ast.Dict):
+        elements = [v for v in value.values if v is not None]
+    else:
+        return False
+    return bool(elements) and all(
+        isinstance(e, ast.Call) and framework.mindspore_layer(ctx.names.qualname(e.func)) in STATELESS_LAYERS
+        for e in elements)
 
 
 def _may_be_container(value: Any) -> bool:

@@ -65,6 +65,15 @@ class TwoInList(nn.Cell):
             x = layer(x)
         return x
 
+class WeightFree(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = (nn.ReLU(), nn.ReLU())
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
 class Fixed(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -87,6 +96,15 @@ def test_msl030_list_of_cells_is_unregistered_or_fails_and_celllist_fixes_it(ora
     fixed = cells.Fixed()
     assert oracle.call("lax", fixed, x).ok and oracle.call("strict", cells.Fixed(), x).ok
     assert len(fixed.trainable_params()) == 4
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl030_a_tuple_of_weight_free_layers_compiles_and_computes(oracle, mode):
+    """Why MSL030 stays silent on `(nn.ReLU(), nn.ReLU())` (issue 14/19): nothing to register, no failure."""
+    cells = oracle.load(LIST_CELLS)
+    outcome = oracle.call(mode, cells.WeightFree(), oracle.tensor([[-1.0, 2.0]]))
+    assert outcome.ok, outcome.message
+    assert outcome.value.asnumpy().tolist() == [[0.0, 2.0]]
 
 
 SLICE_CELLS = """
