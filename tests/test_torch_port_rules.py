@@ -199,3 +199,20 @@ def test_msl062_is_an_error_only_where_the_argument_reads_as_a_pytorch_drop_rate
         ''') if d.code == "MSL062"}
     assert found == {3: "error", 4: "error", 5: "error", 6: "error", 7: "warning", 8: "warning", 9: "warning",
                      10: "warning", 11: "warning", 12: "warning", 13: "warning"}
+
+
+def test_msl006_weight_free_layers_built_in_graph_code_are_warnings():
+    """nn.Norm and nn.Range carry no weights and no training mode: built in construct they compute the right
+    result every call (the MSL006 oracle test measures it), only rebuilt at each compile. A Dense is an error."""
+    linter = Linter(Settings(select=("MSL006",)))
+    source = textwrap.dedent('''
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                x = x / nn.Norm(axis=-1, keep_dims=True)(x)
+                x = x + nn.Range(0, 4, 1)()
+                return nn.Dense(4, 4)(x)
+        ''')
+    found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(6, "warning"), (7, "warning"), (8, "error")]

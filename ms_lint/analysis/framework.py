@@ -188,4 +188,4 @@ STATELESS_LAYERS = frozenset("""
     ReplicationPad2d ReplicationPad3d L1Loss MSELoss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss KLDivLoss BCELoss
     BCEWithLogitsLoss SoftmaxCrossEntropyWithLogits CosineEmbeddingLoss MarginRankingLoss SoftMarginLoss
     MultiLabelSoftMarginLoss MultiMarginLoss MultilabelMarginLoss PoissonNLLLoss GaussianNLLLoss TripletMarginLoss
-    CTCLoss""".split())
+    CTCLoss Norm Range OneHot ClipByNorm Moments Tril Triu MatrixDiag""".split())
