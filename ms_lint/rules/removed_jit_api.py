@@ -39,9 +39,10 @@ class RemovedJitApi(Rule):
 
     Version fallbacks are not reported: an `ms_function` import inside an `except` handler of a `try` that
     imports `jit` (`try: from mindspore import jit` / `except ImportError: from mindspore import ms_function
-    as jit`) or in the other branch of an `if` that imports `jit` under the same name, with the uses of that
-    name; and any of the APIs in a branch of an `if` that tests the MindSpore version or a feature
-    (`if hasattr(ms, "ms_function"):`).
+    as jit`), the reverse (`try: from mindspore import ms_function` / `except ImportError: from mindspore import
+    jit as ms_function`: 2.10 raises the ImportError the handler catches), or in the other branch of an `if` that
+    imports `jit` under the same name, with the uses of that name; and any of the APIs in a branch of an `if`
+    that tests the MindSpore version or a feature (`if hasattr(ms, "ms_function"):`).
 
     ## Example
     ```python
@@ -196,14 +197,27 @@ def _fallback_names(ctx) -> FrozenSet[str]:
         if isinstance(node, ast.Try):
             primary = _imported(ctx, node.body)
             for handler in node.handlers:
-                names.update(name for name, removed in _imported(ctx, handler.body).items()
+                fallback = _imported(ctx, handler.body)
+                names.update(name for name, removed in fallback.items()
                              if removed and name in primary and not primary[name])
+                if _catches_import_error(handler):  # `try: import ms_function` / `except ImportError: import jit`
+                    names.update(name for name, removed in primary.items()
+                                 if removed and name in fallback and not fallback[name])
         elif isinstance(node, ast.If):
             body, orelse = _imported(ctx, node.body), _imported(ctx, node.orelse)
             for branch, other in ((body, orelse), (orelse, body)):
                 names.update(name for name, removed in branch.items()
                              if removed and name in other and not other[name])
     return frozenset(names)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    """Does the handler catch the ImportError a removed API raises (ImportError, ModuleNotFoundError's base
+    Exception, or everything)?"""
+    caught = handler.type
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return caught is None or any(getattr(name, "id", getattr(name, "attr", None))
+                                 in ("ImportError", "Exception", "BaseException") for name in names)
 
 
 def _imported(ctx, block) -> dict:
