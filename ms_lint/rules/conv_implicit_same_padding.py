@@ -9,7 +9,7 @@ from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 from ms_lint.rules._conv import mindspore_conv
 
-KERNEL_POSITION = 2
+KERNEL_POSITION, STRIDE_POSITION = 2, 3
 TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "mindtorch")
 # A module header that says the code comes from PyTorch: "Adapted from https://github.com/pytorch/vision/...",
 # "ported from torchvision", "Modified from the PyTorch implementation".
@@ -36,7 +36,9 @@ class ConvImplicitSamePadding(Rule):
     on an 8x8 input, `nn.Conv2d(3, 8, 3)` outputs 8x8 ("same"), `nn.Conv2d(3, 8, 3, pad_mode="valid")`
     6x6 (PyTorch's default result). Pretrained PyTorch weights then meet shifted feature maps, and layers that
     depend on sizes break far from the cause. Kernels of size 1 (`kernel_size=1`, `(1, 1)`) pad nothing in
-    either mode (measured: identical outputs) and are not reported; neither are calls with `**kwargs`, a
+    either mode (measured: identical outputs) and are not reported, nor is a kernel equal to its stride (patch
+    embeddings: "same" pads nothing when the size is a multiple of the stride, measured; a transposed conv gives
+    the same output at any size); neither are calls with `**kwargs`, a
     positional `pad_mode`, or a nonzero literal `padding` (that raises at construction: MSL060).
 
     MindSpore-native code relies on "same" on purpose and is not reported: the rule looks only at modules that
@@ -80,7 +82,9 @@ class ConvImplicitSamePadding(Rule):
             return
         kernel = node.args[KERNEL_POSITION] if len(node.args) > KERNEL_POSITION else next(
             (k.value for k in node.keywords if k.arg == "kernel_size"), None)
-        if kernel is None or _is_unit_kernel(kernel):
+        stride = node.args[STRIDE_POSITION] if len(node.args) > STRIDE_POSITION else next(
+            (k.value for k in node.keywords if k.arg == "stride"), None)
+        if kernel is None or _is_unit_kernel(kernel) or _patch_embedding(kernel, stride):
             return
         padding = next((k.value for k in node.keywords if k.arg == "padding"), None)
         if padding is not None and _nonzero_literal(padding):
@@ -131,6 +135,19 @@ def _header(ctx) -> str:
 def _is_unit_kernel(kernel: ast.expr) -> bool:
     items = kernel.elts if isinstance(kernel, (ast.Tuple, ast.List)) else [kernel]
     return all(isinstance(item, ast.Constant) and item.value == 1 and type(item.value) is int for item in items)
+
+
+def _patch_embedding(kernel: ast.expr, stride: Optional[ast.expr]) -> bool:
+    """`kernel_size=16, stride=16`: "same" pads nothing when the input size is a multiple of the stride, as a patch
+    embedding's image size is a multiple of its patch size; a transposed conv with kernel == stride gives the same
+    output at every size (both measured)."""
+    return stride is not None and _literal_ints(kernel) is not None and _literal_ints(kernel) == _literal_ints(stride)
+
+
+def _literal_ints(expr: ast.expr) -> Optional[tuple]:
+    items = expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else [expr]
+    values = tuple(item.value for item in items if isinstance(item, ast.Constant) and type(item.value) is int)
+    return values if len(values) == len(items) else None
 
 
 def _nonzero_literal(expr: ast.expr) -> bool:

@@ -53,6 +53,22 @@ class Pointwise(nn.Cell):
 
     def construct(self, x):
         return self.conv(x)
+
+class Patches(nn.Cell):
+    def __init__(self, mode):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 4, stride=4, pad_mode=mode)
+
+    def construct(self, x):
+        return self.conv(x)
+
+class Upsample(nn.Cell):
+    def __init__(self, mode):
+        super().__init__()
+        self.conv = nn.Conv2dTranspose(3, 8, 2, stride=2, pad_mode=mode)
+
+    def construct(self, x):
+        return self.conv(x)
 """
 
 
@@ -93,3 +109,27 @@ def test_kernel_size_one_is_the_same_in_both_modes(oracle):
     assert a.ok and b.ok
     assert a.value.shape == b.value.shape == (1, 8, 8, 8)
     assert (a.value.asnumpy() == b.value.asnumpy()).all()
+
+
+def _patches(oracle, size, layer="Patches"):
+    cells = oracle.load(CONVS)
+    x = oracle.tensor([[[[float(i + j) for i in range(size)] for j in range(size)]] * 3])
+    same, valid = getattr(cells, layer)("same"), getattr(cells, layer)("valid")
+    valid.conv.weight.set_data(same.conv.weight.data)
+    a, b = oracle.call("lax", same, x), oracle.call("lax", valid, x)
+    assert a.ok and b.ok
+    return a.value, b.value
+
+
+def test_kernel_equal_to_stride_pads_nothing_when_the_size_divides(oracle):
+    """Why MSL061 stays silent on patch embeddings (`kernel_size=16, stride=16`, issue 19): "same" adds no
+    padding when the input size is a multiple of the stride, as a patch size always divides the image size."""
+    same, valid = _patches(oracle, 8)
+    assert same.shape == valid.shape == (1, 8, 2, 2)
+    assert (same.asnumpy() == valid.asnumpy()).all()
+    same, valid = _patches(oracle, 10)  # the assumption matters: 10 is not a multiple of 4
+    assert same.shape == (1, 8, 3, 3) and valid.shape == (1, 8, 2, 2)
+    for size in (4, 5):  # a transposed conv with kernel == stride: the same output for every size
+        same, valid = _patches(oracle, size, "Upsample")
+        assert same.shape == valid.shape == (1, 8, 2 * size, 2 * size)
+        assert (same.asnumpy() == valid.asnumpy()).all()
