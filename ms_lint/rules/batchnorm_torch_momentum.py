@@ -19,7 +19,8 @@ class BatchnormTorchMomentum(Rule):
     """
     ## What it does
     Finds MindSpore batch normalisations (`nn.BatchNorm1d/2d/3d`, `nn.SyncBatchNorm`) built with a literal
-    `momentum` below 0.5, the range of PyTorch's momentum values.
+    `momentum` below 0.5, the range of PyTorch's momentum values. Not with `use_batch_statistics=False`: the
+    moving statistics are then never updated (measured), so the momentum has no effect.
 
     ## Why it matters in graph mode
     The two frameworks' `momentum` weigh opposite terms. MindSpore:
@@ -74,6 +75,9 @@ class BatchnormTorchMomentum(Rule):
             return
         momentum = node.args[MOMENTUM_POSITION] if len(node.args) > MOMENTUM_POSITION else next(
             (k.value for k in node.keywords if k.arg == "momentum"), None)
+        if any(k.arg == "use_batch_statistics" and isinstance(k.value, ast.Constant) and k.value.value is False
+               for k in node.keywords):
+            return  # the moving statistics are never updated (measured): the momentum has no effect
         literal: Any = momentum
         shown = None
         if isinstance(momentum, ast.Name):

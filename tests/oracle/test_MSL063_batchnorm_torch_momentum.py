@@ -58,3 +58,10 @@ def test_fixed_fixture_uses_the_complement(oracle):
     assert fixed.bn3d.bn2d.momentum == pytest.approx(0.03)
     layer = fixed.bn
     assert np.allclose(moving_mean_after_one_step(oracle, "lax", layer, (4, 8, 3, 3)), torch_running_mean(0.1))
+
+
+@pytest.mark.parametrize("mode", ["lax", "pynative"])
+def test_momentum_has_no_effect_without_batch_statistics(oracle, mode):
+    """Why MSL063 stays silent on `use_batch_statistics=False` (issue 19): the moving statistics never move."""
+    layer = nn.BatchNorm2d(1, momentum=0.1, use_batch_statistics=False)
+    assert moving_mean_after_one_step(oracle, mode, layer, (2, 1, 2, 2)).tolist() == [0.0]
