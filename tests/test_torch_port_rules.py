@@ -216,3 +216,15 @@ def test_msl006_weight_free_layers_built_in_graph_code_are_warnings():
         ''')
     found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
     assert [(d.row, d.severity) for d in found] == [(6, "warning"), (7, "warning"), (8, "error")]
+
+
+@pytest.mark.parametrize("mode, fires", [("", False), ("ms.set_context(mode=ms.GRAPH_MODE)", True),
+                                         ("ms.set_context(mode=0)", True), ("ms.set_context(mode=args.mode)", True),
+                                         ("ms.set_context(mode=ms.PYNATIVE_MODE)", False)])
+def test_msl036_needs_a_module_that_may_select_graph_mode(mode, fires):
+    """PyNative, MindSpore 2.10's default mode, switches `set_train` correctly (issue 19): MSL036 fires only where
+    the script selects GRAPH_MODE or reads the mode from elsewhere."""
+    linter = Linter(Settings(select=("MSL036",)))
+    source = f"import mindspore as ms\n{mode}\nnet = Net()\nnet(x)\nnet.set_train(True)\n"
+    found = linter.lint_source(SourceFile(path="train.py", text=source, module_name="train")).diagnostics
+    assert bool(found) is fires

@@ -52,3 +52,14 @@ def test_msl036_set_train_before_the_first_call_works_and_can_switch_later(oracl
     assert run(oracle, mode, [True, "call"]) == ([TRAIN_OUTPUT], [0.15, 0.4])
     outputs, _ = run(oracle, mode, [True, "call", False, "call", True, "call"])
     assert outputs[0] == TRAIN_OUTPUT and outputs[1] != TRAIN_OUTPUT and outputs[2] == TRAIN_OUTPUT
+
+
+def test_pynative_is_the_default_mode():
+    """Why MSL036 needs a module that selects GRAPH_MODE (issue 19): without set_context(mode=...), MindSpore 2.10
+    runs PyNative, where set_train after a call switches correctly (measured above)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import mindspore as ms; print(ms.get_context('mode'))"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "1"  # ms.PYNATIVE_MODE
