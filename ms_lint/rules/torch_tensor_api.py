@@ -29,8 +29,9 @@ class TorchTensorApi(Rule):
     """
     ## What it does
     Finds PyTorch-only calls on MindSpore tensors and Cells: `.cuda()`, `.cpu()`, `.detach()`, `.backward()`,
-    `.size()`/`.size(dim)`, `.to("cuda")`/`.to(torch.device(...))`, and PyTorch's `torch.device(...)` and
-    `torch.no_grad()` applied to MindSpore code.
+    `.size()`/`.size(dim)`, `.shape(dim)` (PyTorch's `size(dim)` written with `shape`: a tuple is not callable,
+    measured to fail in GRAPH_MODE and PyNative), `.to("cuda")`/`.to(torch.device(...))`, and PyTorch's
+    `torch.device(...)` and `torch.no_grad()` applied to MindSpore code.
 
     The receiver must be known to be MindSpore's. In graph code (`construct` and what it reaches) that is a tensor
     by the tensor-value analysis. In host code it is a value the module provably builds with MindSpore: a
@@ -83,15 +84,15 @@ class TorchTensorApi(Rule):
     scope = "module"
     message = "`{call}` {where}: {consequence}"
     fix_applicability = "safe"
-    needles = (".size(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch")
-    call_names = frozenset(MISSING) | {"size", "to"}
+    needles = (".size(", ".shape(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch")
+    call_names = frozenset(MISSING) | {"size", "shape", "to"}
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
-        if method not in MISSING and method not in ("size", "to") or _uses_mindtorch(ctx):
+        if method not in MISSING and method not in ("size", "shape", "to") or _uses_mindtorch(ctx):
             return
         # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
         shown = _torch_device(ctx, _device_argument(node)) if method == "to" else None
@@ -103,14 +104,16 @@ class TorchTensorApi(Rule):
         call = f"{_short(ctx, func.value)}.{method}(...)" if node.args or node.keywords else \
             f"{_short(ctx, func.value)}.{method}()"
         compiled = ctx.graph.is_compiled(node)
-        if method == "size":
+        if method in ("size", "shape"):
             if kind != "tensor":
                 return
             failure = ("fails to compile (`ValueError: The object is not callable.`; TypeError in PyNative)"
                        if compiled else "raises TypeError")
+            what = ("the element count (an int) in MindSpore" if method == "size"
+                    else "a tuple (in PyTorch too: `size(dim)` is the call)")
             yield self.report(ctx, node, call=call, where=_ON[kind],
-                              consequence=f"`size` is the element count (an int) in MindSpore, so calling it "
-                                          f"{failure}; use `.shape`", fix=self._size_fix(ctx, node))
+                              consequence=f"`{method}` is {what}, so calling it {failure}; use `.shape`",
+                              fix=self._size_fix(ctx, node))
         elif method == "to":
             yield self.report(ctx, node, call=call, where=_ON[kind],
                               consequence=f"MindSpore 2.10 rejects the device {shown} (ValueError: Failed to "
@@ -175,7 +178,8 @@ class TorchTensorApi(Rule):
         if len(node.args) + len(node.keywords) > (1 if dimension is not None else 0):
             return None
         replacement = "shape" if dimension is None else f"shape[{ctx.text(dimension)}]"
-        edit = Edit(replacement, (row, column - len("size")), ctx.end(node))
+        called = getattr(func, "attr", "size")  # `size(...)` or `shape(...)`
+        edit = Edit(replacement, (row, column - len(called)), ctx.end(node))
         return Fix("safe", f"Use `.{replacement}`", (edit,))
 
     @staticmethod

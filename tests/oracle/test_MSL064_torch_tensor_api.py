@@ -18,6 +18,10 @@ class SizeAll(nn.Cell):
     def construct(self, x):
         return x.size()
 
+class ShapeCalled(nn.Cell):
+    def construct(self, x):
+        return x.shape(0)
+
 class Detach(nn.Cell):
     def construct(self, x):
         return x.detach()
@@ -48,6 +52,7 @@ class ToCpu(nn.Cell):
         return x.to("cpu")
 """
 FAILING = {"Size": ("ValueError", "TypeError"), "SizeAll": ("ValueError", "TypeError"),
+           "ShapeCalled": ("ValueError", "TypeError"),
            "Detach": ("AttributeError", "AttributeError"), "Cpu": ("AttributeError", "AttributeError"),
            "Cuda": ("AttributeError", "AttributeError"), "ToCuda": ("ValueError", "ValueError"),
            "Backward": ("AttributeError", "AttributeError")}
