@@ -168,6 +168,11 @@ CELL_MEMBERS = CELL_METHODS | CELL_READONLY_PROPERTIES | CELL_SETTABLE_MEMBERS |
 # MindSpore's convolution layers: `pad_mode` is their 5th parameter (default "same") and `padding` their 6th.
 CONV_LAYERS = frozenset({"Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose"})
 PAD_MODE_POSITION, PADDING_POSITION = 4, 5
+# MindSpore's pooling layers: `pad_mode` is their 3rd parameter (default "valid"), `padding` their 4th (inspected).
+POOL_LAYERS = frozenset({"MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d"})
+# The layers that take `padding` only with `pad_mode="pad"`: layer -> (pad_mode position, padding position)
+PADDED_LAYERS = {**{layer: (PAD_MODE_POSITION, PADDING_POSITION) for layer in CONV_LAYERS},
+                 **{layer: (2, 3) for layer in POOL_LAYERS}}
 # The 39 public in-place methods of mindspore.Tensor 2.10 (`dir(Tensor)`, names ending in `_`), less the three
 # that do not write tensor data (requires_grad_, index_of_parent_, parent_tensor_).
 INPLACE_METHODS = frozenset({

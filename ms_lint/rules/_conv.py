@@ -1,4 +1,5 @@
-"""What the two convolution rules (MSL060, MSL061) share: which calls build one of MindSpore's conv layers.
+"""What the two convolution rules (MSL060, MSL061) share: which calls build one of MindSpore's conv (or pooling)
+layers.
 
 A module of `ms_lint.rules` that defines no rule (discovery only takes `Rule` subclasses), so that neither rule
 imports the other.
@@ -9,15 +10,22 @@ import ast
 from typing import Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.framework import CONV_LAYERS
+from ms_lint.analysis.framework import CONV_LAYERS, PADDED_LAYERS
 from ms_lint.analysis.walk import enclosing_function
 
-_CANDIDATES = CONV_LAYERS | {None}
+_CANDIDATES = frozenset(PADDED_LAYERS) | {None}
 
 
 def mindspore_conv(ctx, call: ast.Call) -> Optional[str]:
     """The layer name when `call` builds one of MindSpore's conv layers with arguments that can be read
     (no `*args`/`**kwargs`); None otherwise. Shared with MSL061."""
+    layer = mindspore_padded_layer(ctx, call)
+    return layer if layer in CONV_LAYERS else None
+
+
+def mindspore_padded_layer(ctx, call: ast.Call) -> Optional[str]:
+    """The layer name when `call` builds one of MindSpore's conv or pooling layers (`framework.PADDED_LAYERS`) with
+    arguments that can be read (no `*args`/`**kwargs`); None otherwise."""
     last_name = ctx.names.last_name(call.func)
     if last_name not in _CANDIDATES:
         return None
@@ -26,7 +34,7 @@ def mindspore_conv(ctx, call: ast.Call) -> Optional[str]:
     if last_name is None and not (isinstance(call.func, ast.Name) and _may_import(ctx, call)):
         return None
     layer = framework.mindspore_layer(ctx.names.qualname(call.func))
-    if layer not in CONV_LAYERS or any(k.arg is None for k in call.keywords) or any(
+    if layer not in PADDED_LAYERS or any(k.arg is None for k in call.keywords) or any(
             isinstance(a, ast.Starred) for a in call.args):
         return None
     return layer

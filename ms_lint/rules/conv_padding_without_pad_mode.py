@@ -3,18 +3,19 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ms_lint.analysis.framework import CONV_LAYERS, PAD_MODE_POSITION, PADDING_POSITION
+from ms_lint.analysis.framework import CONV_LAYERS, PADDED_LAYERS
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
-from ms_lint.rules._conv import mindspore_conv
+from ms_lint.rules._conv import mindspore_padded_layer
 
 
 class ConvPaddingWithoutPadMode(Rule):
     """
     ## What it does
-    Finds a MindSpore convolution layer (`nn.Conv1d/2d/3d`, `nn.Conv1d/2d/3dTranspose`) built with a nonzero
-    `padding` and no `pad_mode="pad"`, and the PyTorch habit of passing the padding as the 5th positional
-    argument (`nn.Conv2d(3, 8, 3, 1, 1)`), a slot MindSpore reads as `pad_mode`.
+    Finds a MindSpore convolution layer (`nn.Conv1d/2d/3d`, `nn.Conv1d/2d/3dTranspose`) or pooling layer
+    (`nn.MaxPool1d/2d/3d`, `nn.AvgPool1d/2d/3d`) built with a nonzero `padding` and no `pad_mode="pad"`, and the
+    PyTorch habit of passing the padding positionally (`nn.Conv2d(3, 8, 3, 1, 1)`, `nn.MaxPool2d(3, 2, 1)`), a
+    slot MindSpore reads as `pad_mode`.
 
     ## Why it matters in graph mode
     MindSpore's convolutions default to `pad_mode="same"` and use `padding` only with `pad_mode="pad"`.
@@ -24,6 +25,10 @@ class ConvPaddingWithoutPadMode(Rule):
     layers raise the same way, and so does an explicit `pad_mode="same"`/`"valid"` with `padding=1`.
     `nn.Conv2d(3, 8, 3, 1, 1)` raises `TypeError: For 'Conv2D', the type of 'pad_mode' should be 'str', but got
     type 'int'.` With `pad_mode="pad", padding=1` the layer builds and a 3x3 kernel keeps an 8x8 input 8x8.
+    The pooling layers (default `pad_mode="valid"`) raise the same way: `nn.MaxPool2d(3, 2, padding=1)` raises
+    `ValueError: For MaxPool2d, the parameter 'padding', ... can not be set to non-default value when pad_mode is
+    not 'pad'`, `nn.AvgPool2d(3, 2, padding=1)` a ValueError about its `pad`, and `nn.MaxPool2d(3, 2, 1)` a
+    TypeError about `pad_mode` (all measured on 2.10).
 
     `mindspore.mint.nn.Conv2d` and MindTorch's `nn.Conv2d` take PyTorch's arguments: not reported. Neither is a
     `padding` that is not a literal (it may be 0) or a `pad_mode` that is not a literal.
@@ -54,25 +59,29 @@ class ConvPaddingWithoutPadMode(Rule):
     scope = "module"
     message = "`{call}` {problem}: raises {error} at construction ({advice})"
     fix_applicability = "safe"
-    needles = ("Conv",)
-    call_names = CONV_LAYERS
+    needles = ("Conv", "Pool")
+    call_names = frozenset(PADDED_LAYERS)
 
     def visit_call(self, node: ast.Call, ctx):
-        if mindspore_conv(ctx, node) is None:
+        layer = mindspore_padded_layer(ctx, node)
+        if layer is None:
             return
+        pad_mode_position, padding_position = PADDED_LAYERS[layer]
         shown = f"{ctx.text(node.func)}(...)"
-        pad_mode = _argument(node, PAD_MODE_POSITION, "pad_mode")
-        if pad_mode is not None and pad_mode is _positional(node, PAD_MODE_POSITION) and _is_padding(pad_mode):
+        pad_mode = _argument(node, pad_mode_position, "pad_mode")
+        if pad_mode is not None and pad_mode is _positional(node, pad_mode_position) and _is_padding(pad_mode):
+            ordinal = {2: "3rd", 4: "5th"}[pad_mode_position]
             yield self.report(ctx, node, call=shown,
-                              problem=f"passes `{ctx.text(pad_mode)}` as the 5th argument, MindSpore's `pad_mode`",
+                              problem=f"passes `{ctx.text(pad_mode)}` as the {ordinal} argument, MindSpore's "
+                                      "`pad_mode`",
                               error="TypeError", advice=f'write `pad_mode="pad", padding={ctx.text(pad_mode)}`',
-                              fix=self._fix_positional(ctx, node, pad_mode))
+                              fix=self._fix_positional(ctx, node, pad_mode, pad_mode_position))
             return
-        padding = _argument(node, PADDING_POSITION, "padding")
+        padding = _argument(node, padding_position, "padding")
         if padding is None or not _is_nonzero_padding(padding):
             return
         if pad_mode is None:
-            mode = "same"
+            mode = "same" if layer in CONV_LAYERS else "valid"  # the layers' defaults
         elif isinstance(pad_mode, ast.Constant) and isinstance(pad_mode.value, str):
             mode = pad_mode.value
         else:
@@ -92,8 +101,8 @@ class ConvPaddingWithoutPadMode(Rule):
         return Fix("safe", 'Use `pad_mode="pad"`', (edit,)) if edit is not None else None
 
     @staticmethod
-    def _fix_positional(ctx, node: ast.Call, value: ast.expr) -> Optional[Fix]:
-        if len(node.args) != PAD_MODE_POSITION + 1 or any(k.arg in ("pad_mode", "padding") for k in node.keywords):
+    def _fix_positional(ctx, node: ast.Call, value: ast.expr, position: int) -> Optional[Fix]:
+        if len(node.args) != position + 1 or any(k.arg in ("pad_mode", "padding") for k in node.keywords):
             return None  # later positional arguments would follow the keywords
         return Fix("safe", 'Pass `pad_mode="pad"` and the padding by keyword',
                    (ctx.replace(value, f'pad_mode="pad", padding={ctx.text(value)}'),))

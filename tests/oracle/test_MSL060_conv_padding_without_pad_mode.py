@@ -74,3 +74,16 @@ def test_the_fixture_raises_and_its_fixed_version_builds_and_runs(oracle):
     assert outcome.ok, outcome.error
     assert outcome.value.shape == (1, 8, 8, 8)
     assert net.f.pad_mode == "pad" and net.f.padding == 1 and net.g.padding == 0
+
+
+@pytest.mark.parametrize("layer", ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d"])
+def test_pooling_padding_needs_pad_mode_pad_too(layer):
+    """Issue 19: the pooling layers take `padding` only with `pad_mode="pad"` (3rd parameter, default "valid")."""
+    from mindspore import nn
+
+    cls = getattr(nn, layer)
+    with pytest.raises(ValueError):
+        cls(3, 2, padding=1)
+    with pytest.raises(TypeError, match="pad_mode"):
+        cls(3, 2, 1)  # PyTorch's positional padding lands on pad_mode
+    cls(3, 2, pad_mode="pad", padding=1)  # the fix builds
