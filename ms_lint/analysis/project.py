@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
-from ms_lint.analysis.walk import self_parameter
+from ms_lint.analysis.walk import self_parameter, spelled_name
 from ms_lint.source import SourceError, SourceFile, package_root, parse, read, walk
 
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
@@ -99,7 +99,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
     for stmt in statements(node.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods.add(stmt.name)
-            if any(_decorator_name(d) in ("property", "cached_property") or
+            if any(spelled_name(d) in ("property", "cached_property") or
                    (isinstance(d, ast.Attribute) and d.attr in ("setter", "getter")) for d in stmt.decorator_list):
                 properties.add(stmt.name)
             if stmt.name in ("__getattr__", "__getattribute__"):
@@ -187,14 +187,6 @@ def _calls_in(value: Optional[ast.expr]):
             stack.append(node.elt)
         elif isinstance(node, ast.IfExp):
             stack.extend((node.body, node.orelse))
-
-
-def _decorator_name(decorator: ast.expr) -> Optional[str]:
-    if isinstance(decorator, ast.Name):
-        return decorator.id
-    if isinstance(decorator, ast.Attribute):
-        return decorator.attr
-    return None
 
 
 def _assigned_targets(stmt: ast.AST) -> List[ast.expr]:
