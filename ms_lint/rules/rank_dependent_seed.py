@@ -30,7 +30,9 @@ class RankDependentSeed(Rule):
     a random draw (`random.*`, `np.random.*`, `time.time()`, `os.getpid()`) in a module of a distributed job.
 
     Not reported: seeds of the data pipeline or of NumPy offset by rank (`ds.config.set_seed(seed + rank)`,
-    `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution.
+    `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution,
+    and a helper's rank parameter that every call of the helper in its module gives a literal
+    (`def seed_all(seed, rank_id=0)` called as `seed_all(args.seed)`: every rank gets the same seed).
 
     ## Why it matters in graph mode
     The global seed decides the initial weights, so ranks seeded differently start from different models while
@@ -103,7 +105,7 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
         elif isinstance(node, ast.Attribute) and RANK_NAMES.match(node.attr):
             return f"the rank (`{ctx.text(node)}`)"
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if RANK_NAMES.match(node.id):
+            if RANK_NAMES.match(node.id) and not _constant_from_every_caller(ctx, scope, node.id):
                 return f"the rank (`{node.id}`)"
             if depth > 0:
                 for value in _assigned(scope, node.id):
@@ -111,6 +113,32 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
                     if found is not None:
                         return found
     return None
+
+
+def _constant_from_every_caller(ctx, function, name: str) -> bool:
+    """Is `name` a parameter of a module-level function that every call of it in this module gives a literal (or
+    leaves to a literal default)? A helper whose callers all pass `rank_id=0` seeds every rank alike (issue 19).
+    No call in the module: its callers are elsewhere, and the rank may come from any of them."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in ctx.tree.body:
+        return False
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    defaults = dict(zip(positional[len(positional) - len(function.args.defaults):], function.args.defaults))
+    defaults.update({a.arg: d for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults) if d is not None})
+    if name not in positional and name not in defaults:
+        return False  # not a parameter: a local or a global
+    calls = [node for node in ctx.walk.of_kind(ctx.tree, ast.Call)
+             if isinstance(node.func, ast.Name) and node.func.id == function.name]
+    if not calls:
+        return False
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return False
+        given = next((k.value for k in call.keywords if k.arg == name), None)
+        if given is None and name in positional and positional.index(name) < len(call.args):
+            given = call.args[positional.index(name)]
+        if not isinstance(given if given is not None else defaults.get(name), ast.Constant):
+            return False
+    return True
 
 
 def _assigned(scope, name: str) -> Iterator[ast.expr]:
