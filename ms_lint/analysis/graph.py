@@ -300,7 +300,10 @@ class GraphScope:
         nodes = self.walk.nodes_of(function)
         for nested in nodes.nested:
             yield nested, cls  # nested def / lambda: compiled with the same entry
+        evaluated_at_def = _def_time_nodes(function)
         for node in nodes.calls:
+            if id(node) in evaluated_at_def:
+                continue  # a decorator factory or a default value runs once, when the def runs: host code
             target = self._call_target(node.func, cls, self_arg, owner, top_level, locals_)
             if target is not None:
                 sites = self.call_sites.setdefault(target[0], [])
@@ -392,6 +395,19 @@ class GraphScope:
     def _function_name(self, function) -> str:
         owner = self._owner.get(function)
         return f"{owner.name}.{function.name}" if owner else function.name
+
+
+def _def_time_nodes(function: FunctionNode) -> Set[int]:
+    """The ids of the nodes of `function`'s own decorators, default values and annotations: Python evaluates them
+    when the `def` statement runs (a class body, a module), never when the compiled function is called."""
+    roots: List[ast.AST] = [*function.args.defaults, *(d for d in function.args.kw_defaults if d is not None)]
+    if not isinstance(function, ast.Lambda):
+        roots += function.decorator_list
+        roots += [a.annotation for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs,
+                                         function.args.vararg, function.args.kwarg) if a is not None and a.annotation]
+        if function.returns is not None:
+            roots.append(function.returns)
+    return {id(node) for root in roots for node in ast.walk(root)} if roots else set()
 
 
 def _fullgraph(call: ast.Call) -> bool:
