@@ -10,7 +10,7 @@ import ast
 import bisect
 import functools
 import itertools
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Tuple, Type
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple, Type
 
 from ms_lint.rule import Context, Diagnostic, Rule
 
@@ -170,13 +170,16 @@ def calls_only(rule: Type[Rule]) -> bool:
 def runs_of(graph, walk, root: ast.AST, compiled: bool, in_cell: bool) -> List[Tuple[int, int, bool, bool]]:
     """The stretches of the module's walk under `root` between the starts and ends of its defs, lambdas and
     classes, with whether they are in a Cell class and in graph code: (start, end, in_cell, compiled). A def,
-    lambda or class is itself in its own stretch. A def is graph code if it is compiled (nesting does not make it
-    so); a class is a Cell's if it is a Cell."""
+    lambda or class is itself in its own stretch. A def's body is graph code if the def is compiled (nesting does
+    not make it so); its arguments (default values, annotations), decorators and return annotation are evaluated
+    where the def statement runs, so they keep the flags around the def. A class is a Cell's if it is a Cell."""
     runs = []
     start, end = walk.span(root)
+    if root.__class__ in _FUNCTION_KINDS:
+        compiled = False  # a root def's own arguments and decorators run outside it (roots are outermost)
     enclosing = [(end, compiled, in_cell)]  # the scopes open at `position`: their end and flags, innermost last
     position = start
-    for scope_start, scope_end, scope in walk.scopes_within(root):
+    for scope_start, scope_end, scope in _boundaries(graph, walk, root):
         while enclosing[-1][0] <= scope_start:  # scopes that ended before this one starts
             closed_end, compiled, in_cell = enclosing.pop()
             runs.append((position, closed_end, in_cell, compiled))
@@ -184,7 +187,9 @@ def runs_of(graph, walk, root: ast.AST, compiled: bool, in_cell: bool) -> List[T
         _, compiled, in_cell = enclosing[-1]
         runs.append((position, scope_start, in_cell, compiled))
         position = scope_start
-        if scope.__class__ is ast.ClassDef:
+        if scope is None:  # a def's arguments or decorators: the flags around the def
+            _, compiled, in_cell = enclosing[-2]
+        elif scope.__class__ is ast.ClassDef:
             in_cell = scope in graph.cells
         else:
             compiled = scope in graph.compiled
@@ -194,6 +199,26 @@ def runs_of(graph, walk, root: ast.AST, compiled: bool, in_cell: bool) -> List[T
         runs.append((position, closed_end, in_cell, compiled))
         position = closed_end
     return [run for run in runs if run[0] < run[1]]
+
+
+_FUNCTION_KINDS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _boundaries(graph, walk, root: ast.AST) -> List[Tuple[int, int, Optional[ast.AST]]]:
+    """`walk.scopes_within(root)` with, for each compiled def and lambda, the stretches of its arguments and of
+    its decorators and return annotation (None for the node: they take the flags around the def), in preorder.
+    Other defs need none: their flags are those around them (a def nested in graph code is compiled itself)."""
+    scopes = walk.scopes_within(root)
+    compiled = graph.compiled
+    found: List[Tuple[int, int, Optional[ast.AST]]] = list(scopes)
+    for scope_start, scope_end, scope in scopes:
+        if scope in compiled and scope.__class__ in _FUNCTION_KINDS:
+            body_start, body_end = walk.body_span(scope)
+            found += [(scope_start + 1, body_start, None), (body_end, scope_end, None)]
+    if len(found) > len(scopes):
+        found = [boundary for boundary in found if boundary[0] < boundary[1]]
+        found.sort(key=lambda boundary: (boundary[0], -boundary[1]))  # an outer stretch before what starts with it
+    return found
 
 
 def _runs(scope: str, in_cell: bool, compiled: bool) -> bool:

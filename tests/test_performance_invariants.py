@@ -201,23 +201,36 @@ def test_the_training_pre_filter_is_the_regex_it_replaces():
 
 
 def _flags_node_by_node(graph, root, compiled, in_cell):
-    """(in a Cell class, in graph code) of each node under `root`, the way the engine once tracked them: a def or
-    lambda is graph code if it is compiled, a class is a Cell's if it is a Cell, each for its whole subtree."""
+    """(in a Cell class, in graph code) of each node under `root`, found by climbing its parents: the innermost
+    def or lambda reached through its body decides graph code (a def's arguments, decorators and return annotation
+    run where the def statement runs), the innermost class decides Cell; at `root`, the flags given (a root def's
+    own arguments and decorators are outside it)."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
     flags = {}
     start, end = graph.walk.span(root)
-    outer, scope_end = [], end
     for index in range(start, end):
-        while index >= scope_end:
-            scope_end, compiled, in_cell = outer.pop()
         node = graph.walk.order[index]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            outer.append((scope_end, compiled, in_cell))
-            scope_end, compiled = graph.walk.span(node)[1], node in graph.compiled
+        function_flag = class_flag = None
+        if isinstance(node, functions):
+            function_flag = node in graph.compiled
         elif isinstance(node, ast.ClassDef):
-            outer.append((scope_end, compiled, in_cell))
-            scope_end, in_cell = graph.walk.span(node)[1], node in graph.cells
-        flags[index] = (in_cell, compiled)
+            class_flag = node in graph.cells
+        child, parent = node, parent_of(node)
+        while (function_flag is None or class_flag is None) and child is not root and parent is not None:
+            if isinstance(parent, functions) and function_flag is None and _in_body(parent, child):
+                function_flag = parent in graph.compiled
+            if isinstance(parent, ast.ClassDef) and class_flag is None:
+                class_flag = parent in graph.cells
+            child, parent = parent, parent_of(parent)
+        root_compiled = compiled if not isinstance(root, functions) else False
+        flags[index] = (in_cell if class_flag is None else class_flag,
+                        root_compiled if function_flag is None else function_flag)
     return flags
+
+
+def _in_body(function, child) -> bool:
+    body = function.body if isinstance(function.body, list) else [function.body]
+    return any(child is statement for statement in body)
 
 
 def test_the_engine_reads_the_walk_in_stretches_of_equal_flags():
