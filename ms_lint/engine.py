@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ms_lint import suppression
-from ms_lint.analysis import compile_context
+from ms_lint.analysis import compile_context, projects
 from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.project import ProjectIndex
@@ -83,6 +83,7 @@ class Linter:
             return result
         self.index.add_file(source.path)
         self.index.consulted = result.dependencies
+        self.index.importer_root = package_root(source.path)  # its imports are looked up as it runs
         graph = ctx = None
         try:
             compile_context = self.compile_context(source.path)
@@ -104,10 +105,12 @@ class Linter:
                     facts = self._collect(rule, ctx, result)
                     if facts:
                         result.facts[rule.code] = facts
+            if result.facts:  # the judges see the files connected by imports together (`projects`)
+                result.facts[projects.IMPORTS] = projects.imported_files(ctx)
         except RecursionError:
             result.internal_errors.append(f"{source.path}: the module is nested too deeply to analyse")
         finally:
-            self.index.consulted = None
+            self.index.consulted = self.index.importer_root = None
             result.dependencies.pop(source.module_name, None)
             if graph is not None:
                 self.index.release(graph.summary)  # the project index keeps facts, never a linted tree
@@ -137,19 +140,15 @@ class Linter:
     def judge(self, results: List[FileResult]) -> List[Diagnostic]:
         """Project rules over the facts of every module in `results`; suppression comments still apply."""
         found: List[Diagnostic] = []
+        facts = {r.path: r.facts for r in results if r.facts}
+        groups = projects.connected_groups({path: f.get(projects.IMPORTS, []) for path, f in facts.items()})  # type: ignore[misc]
         for rule in self.rules:
             if not hasattr(rule, "judge"):
                 continue
-            modules = {r.path: r.facts[rule.code] for r in results if rule.code in r.facts}
-            if not modules:
-                continue
-            project = ProjectFacts(modules, self.settings, functools.partial(self.compile_context, next(iter(modules))))
-            try:
-                found.extend(d for d in rule.judge(project) if self.settings.is_selected(d.code, rule.severity,
-                                                                                        d.path))
-            except Exception:  # noqa: BLE001 - reported like any rule crash
-                results[0].internal_errors.append(f"internal error in {rule.code} ({rule.name}) judging the "
-                                                  f"project:\n{traceback.format_exc()}")
+            for group in groups:  # a repository of independent projects: each judged apart
+                modules = {path: facts[path][rule.code] for path in group if rule.code in facts[path]}
+                if modules:
+                    found.extend(self._judge(rule, modules, results))
         suppressions: Dict[str, suppression.Suppressions] = {}
         kept = []
         for diagnostic in found:
@@ -160,6 +159,15 @@ class Linter:
         return sorted(kept, key=Diagnostic.sort_key)
 
     # ----- implementation -------------------------------------------------------------------------------------
+    def _judge(self, rule: Any, modules: Dict[str, Any], results: List[FileResult]) -> List[Diagnostic]:
+        project = ProjectFacts(modules, self.settings, functools.partial(self.compile_context, next(iter(modules))))
+        try:
+            return [d for d in rule.judge(project) if self.settings.is_selected(d.code, rule.severity, d.path)]
+        except Exception:  # noqa: BLE001 - reported like any rule crash
+            results[0].internal_errors.append(f"internal error in {rule.code} ({rule.name}) judging the "
+                                              f"project:\n{traceback.format_exc()}")
+            return []
+
     def _suppressed(self, suppressions: suppression.Suppressions, diagnostic: Diagnostic) -> bool:
         rule_id = pylint_id(type(self._rule(diagnostic.code)))
         return suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol, rule_id))

@@ -45,9 +45,10 @@ class Cache:
             return None
         if entry.get("key") != self.key or entry.get("content") != content:
             return None
-        for name, recorded in entry.get("dependencies", {}).items():
-            if _stamp(linter.index.find(name)) != recorded:
-                return None
+        with linter.index.importing(path):
+            for name, recorded in entry.get("dependencies", {}).items():
+                if _stamp(linter.index.find(name)) != recorded:
+                    return None
         try:
             diagnostics = [_diagnostic(item) for item in entry["diagnostics"]]
         except (KeyError, TypeError):

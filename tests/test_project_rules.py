@@ -283,6 +283,42 @@ CPU_PROJECT = {
 }
 
 
+# A repository of independent projects (a model zoo): the same module names in every project, none a package of
+# the repository. Project a's network casts a layer and its helper does not seed; project b's does neither.
+_TRAIN = """
+    from mindspore import nn
+    from mindspore.communication import init
+    from mindspore.train import Model
+    from src.model import Net
+    from src.utils import prepare
+
+    prepare()
+    init()
+    net = Net()
+    model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), amp_level="O2")
+    """
+ZOO = {
+    "zoo/a/train.py": _TRAIN,
+    "zoo/a/src/__init__.py": "",
+    "zoo/a/src/model.py": MODEL,
+    "zoo/a/src/utils.py": """
+        def prepare():
+            return None
+        """,
+    "zoo/b/train.py": _TRAIN,
+    "zoo/b/src/__init__.py": "",
+    "zoo/b/src/model.py": MODEL.replace("self.dense.to_float(ms.float32)", "pass"),
+    "zoo/b/src/utils.py": """
+        import mindspore as ms
+
+
+        def prepare():
+            ms.set_seed(1)
+        """,
+}
+ZOO_FINDINGS = {("zoo/a/train.py", 8, "MSL053"), ("zoo/a/train.py", 10, "MSL050")}
+
+
 def write(tmp_path, files):
     (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
     for name, text in files.items():
@@ -455,3 +491,11 @@ def test_whether_an_unlinted_module_may_seed_does_not_depend_on_what_was_asked_b
         for name in asked_before:
             assert linter.lint_path(str(tmp_path / name)).facts["MSL053"]["seed_mentions"] == []
         assert linter.lint_path(str(tmp_path / "both.py")).facts["MSL053"]["seed_mentions"] == ["b"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_projects_of_one_repository_are_judged_apart(tmp_path, jobs):
+    files = write(tmp_path, ZOO)
+    codes = ("MSL050", "MSL053")
+    assert cli(tmp_path, "--select", ",".join(codes)) == ZOO_FINDINGS
+    assert pylint(tmp_path, files, jobs, codes) == ZOO_FINDINGS

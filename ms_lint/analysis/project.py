@@ -7,6 +7,7 @@ and the attributes they define. Summaries let `GraphScope` decide that `class He
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import os
 import threading
@@ -269,7 +270,11 @@ def _is_name(expr: ast.AST, name: str) -> bool:
 
 
 class ProjectIndex:
-    """Module summaries by dotted name, found under the import roots of the linted files and built lazily."""
+    """Module summaries by dotted name, found under the import roots of the linted files and built lazily.
+
+    A name is looked up first under the import root of the file being linted (`importing`), as Python finds it
+    when that file runs: in a repository of many independent projects (`zoo/a/train.py` and `zoo/b/train.py`,
+    each with its `src/`), `src.util` is the importing project's own module, never another project's."""
 
     _TREES = 4  # trees parsed again for rules that read another module's class (see ClassSummary.node)
     # Source characters of the trees kept for files of the run that a lookup parsed before their turn (a tree
@@ -279,9 +284,12 @@ class ProjectIndex:
     def __init__(self):
         self.roots: List[str] = []
         self._files: Set[str] = set()  # added: the CLI adds every file up front, the engine again as it lints it
-        self._by_name: Dict[str, Optional[ModuleSummary]] = {}
-        self._kinds: Dict[str, Optional[str]] = {}
-        self._found: Dict[str, Optional[str]] = {}  # module name -> path: `find` is asked for every import
+        self._by_path: Dict[str, Optional[ModuleSummary]] = {}  # absolute path -> summary (None: unreadable)
+        self._kinds: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # (see `_scope_of`, qualname) -> kind
+        # (see `_scope_of`, module name) -> path: `find` is asked for every import
+        self._found: Dict[Tuple[Optional[str], str], Optional[str]] = {}
+        self._holders: Dict[str, List[str]] = {}  # first name of a module -> the roots holding it (see `_holds`)
+        self.importer_root: Optional[str] = None  # the import root of the file being linted (see `importing`)
         self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `_holds`)
         self._spelled: Dict[Tuple[str, Tuple[str, ...]], bool] = {}  # see `spells`
         self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
@@ -302,11 +310,22 @@ class ProjectIndex:
         if root not in self.roots:
             self.roots.append(root)
             self._found.clear()  # a new root may hold modules not found before
+            self._holders.clear()
+            self._kinds.clear()
+
+    @contextlib.contextmanager
+    def importing(self, path: str):
+        """Look names up as the file at `path` imports them (its own import root first)."""
+        outer, self.importer_root = self.importer_root, package_root(path)
+        try:
+            yield
+        finally:
+            self.importer_root = outer
 
     def register(self, summary: ModuleSummary) -> None:
         """Use an already-built summary (the file being linted) instead of re-reading the file."""
         with self._lock:
-            self._by_name[summary.name] = summary
+            self._by_path[os.path.abspath(summary.path)] = summary
             self._kinds.clear()
 
     def release(self, summary: ModuleSummary) -> None:
@@ -323,21 +342,22 @@ class ProjectIndex:
         return summary
 
     def _module(self, name: str) -> Optional[ModuleSummary]:
-        if name in self._by_name:
-            return self._by_name[name]
-        summary = None
         path = self.find(name)
-        if path is not None:
-            try:
-                source = read(path)
-                tree = parse(source)
-                summary = summarize(tree, name, path)
-                summary.detach(self._class_node)
-                self._keep(path, source, tree)
-            except (SourceError, RecursionError):
-                summary = None
+        if path is None:
+            return None
+        if path in self._by_path:
+            return self._by_path[path]
+        try:
+            source = read(path)
+            tree = parse(source)
+            built = summarize(tree, name, path)
+            built.detach(self._class_node)
+            self._keep(path, source, tree)
+            summary: Optional[ModuleSummary] = built
+        except (SourceError, RecursionError):
+            summary = None
         with self._lock:
-            self._by_name[name] = summary
+            self._by_path[path] = summary
         return summary
 
     def _keep(self, path: str, source: SourceFile, tree: ast.Module) -> None:
@@ -365,14 +385,14 @@ class ProjectIndex:
         return kept[1] if kept[0].text == source.text else None
 
     def find(self, name: str) -> Optional[str]:
-        if name in self._found:
-            return self._found[name]
+        """The absolute path of the project module `name` as the file being linted imports it, or None."""
+        head = name.partition(".")[0]
+        key = (self._scope_of(head), name)
+        if key in self._found:
+            return self._found[key]
         found = None
         relative = name.replace(".", os.sep)
-        head = name.partition(".")[0]
-        for root in self.roots:
-            if not self._holds(root, head):
-                continue  # most names asked about (`mindspore.ops`, `numpy`): no file system call
+        for root in self._search_order(head):  # most names asked about (`mindspore.ops`, `numpy`): no root
             for candidate in (relative + ".py", os.path.join(relative, "__init__.py")):
                 path = os.path.join(root, candidate)
                 if os.path.isfile(path):
@@ -380,8 +400,25 @@ class ProjectIndex:
                     break
             if found:
                 break
-        self._found[name] = found
+        self._found[key] = found
         return found
+
+    def _roots_holding(self, head: str) -> List[str]:
+        holders = self._holders.get(head)
+        if holders is None:
+            holders = self._holders[head] = [root for root in self.roots if self._holds(root, head)]
+        return holders
+
+    def _scope_of(self, head: str) -> Optional[str]:
+        """What a lookup of a name starting with `head` depends on: the importing file's root when it is one of
+        several roots holding `head` (then that root is searched first), else nothing (shared by every file)."""
+        holders = self._roots_holding(head)
+        return self.importer_root if len(holders) > 1 and self.importer_root in holders else None
+
+    def _search_order(self, head: str) -> List[str]:
+        holders = self._roots_holding(head)
+        own = self._scope_of(head)
+        return holders if own is None else [own, *(root for root in holders if root != own)]
 
     def spells(self, name: str, needles: Tuple[str, ...]) -> bool:
         """Does the text of the project module `name` hold one of the `needles` (False if it is not found)? What
@@ -453,8 +490,9 @@ class ProjectIndex:
         """"cell", "module" (MindTorch), None (known not to be a Cell), or "unknown" (a base could not be found)."""
         if not qualname:
             return "unknown"
-        if qualname in self._kinds:
-            return self._kinds[qualname]
+        key = (self._scope_of(qualname.partition(".")[0]), qualname)
+        if key in self._kinds:
+            return self._kinds[key]
         kind = framework.class_kind(qualname)
         if kind is None and qualname not in _seen:
             summary = self.lookup_class(qualname)
@@ -462,7 +500,7 @@ class ProjectIndex:
                 kind = None if _is_known_non_cell(qualname) else "unknown"
             else:
                 kind = self.kind_of_bases(summary.bases, _seen | {qualname})
-        self._kinds[qualname] = kind
+        self._kinds[key] = kind
         return kind
 
     def kind_of_bases(self, bases, seen: FrozenSet[str] = frozenset()) -> Optional[str]:
