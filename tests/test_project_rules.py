@@ -493,6 +493,15 @@ def test_whether_an_unlinted_module_may_seed_does_not_depend_on_what_was_asked_b
         assert linter.lint_path(str(tmp_path / "both.py")).facts["MSL053"]["seed_mentions"] == ["b"]
 
 
+def test_a_name_holding_seed_is_no_seeding_call(tmp_path):
+    (tmp_path / "config.py").write_text("class Config:\n    def __init__(self):\n        self.c_seed = 3\n")
+    (tmp_path / "helper.py").write_text("import numpy as np\n\ndef prepare():\n    np.random.seed(3)\n")
+    (tmp_path / "train.py").write_text(
+        "from mindspore.communication import init\nimport config\nimport helper\n\ninit()\n")
+    linter = Linter(Settings(select=("MSL053",)))
+    assert linter.lint_path(str(tmp_path / "train.py")).facts["MSL053"]["seed_mentions"] == ["helper"]
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_projects_of_one_repository_are_judged_apart(tmp_path, jobs):
     files = write(tmp_path, ZOO)

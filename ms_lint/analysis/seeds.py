@@ -32,6 +32,9 @@ _MINDSPORE_OPTIMIZERS = frozenset({
 })
 _TRAINING_CALLS = re.compile(r"optim|TrainOneStep|value_and_grad|GradOperation|^grad$")
 _NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|net|backbone)s?$", re.I)
+# how a module that may seed spells the call (`set_seed(`, `np.random.seed(`, `seed_everything(`), not any name
+# holding "seed" (`self.c_seed = 3`, `args.seed`)
+_SEED_CALLS = ("seed(", "seed (", "seeds(", "seed_everything(", "seed_all(")
 _MENTION_DEPTH = 3  # project imports followed from a module that may seed (see `_mentions_seed`)
 # per project index (they live as long as its Linter): module name -> is it a file of the project; module name ->
 # may it seed (for modules that were not linted)
@@ -106,7 +109,7 @@ class ScriptSeeds:
     def _mentions_seed(self, module: str) -> bool:
         """Could a project module seed (for modules this run did not lint, like the other files under flake8)?
         Its text, or the text of a project module it imports directly or through at most two more project
-        modules, mentions "seed". Searched breadth first from each module asked about: a result cached for a
+        modules, calls something named like a seed (`_SEED_CALLS`). Searched breadth first from each module asked about: a result cached for a
         module met on the way would depend on the order the modules are asked about (an import cycle, the depth
         at which a module is first met)."""
         mentions = self._cache["mentions"]
@@ -122,7 +125,7 @@ class ScriptSeeds:
             for name in level:
                 if index.find(name) is None:
                     continue
-                if index.spells(name, ("seed",)):
+                if index.spells(name, _SEED_CALLS):
                     return True
                 summary = index.module(name) if distance < depth else None
                 for target in summary.imports.names.values() if summary else ():
