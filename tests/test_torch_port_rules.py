@@ -218,6 +218,26 @@ def test_msl006_weight_free_layers_built_in_graph_code_are_warnings():
     assert [(d.row, d.severity) for d in found] == [(6, "warning"), (7, "warning"), (8, "error")]
 
 
+def test_msl034_a_training_wrapper_keeping_its_networks_parameters_is_a_warning():
+    """`self.trainable_params = network.trainable_params()` in a TrainOneStep-style wrapper: Model(wrapper).train
+    works on 2.10 (measured), only a later wrapper.trainable_params() call fails. Any other value is an error."""
+    linter = Linter(Settings(select=("MSL034",)))
+    source = textwrap.dedent('''
+        from mindspore import nn
+
+        class Wrap(nn.Cell):
+            def __init__(self, network):
+                super().__init__()
+                self.trainable_params = network.trainable_params()
+                self.trainable_params = []
+
+            def construct(self, x):
+                return x
+        ''')
+    found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(7, "warning"), (8, "error")]
+
+
 @pytest.mark.parametrize("mode, fires", [("", False), ("ms.set_context(mode=ms.GRAPH_MODE)", True),
                                          ("ms.set_context(mode=0)", True), ("ms.set_context(mode=args.mode)", True),
                                          ("ms.set_context(mode=ms.PYNATIVE_MODE)", False)])

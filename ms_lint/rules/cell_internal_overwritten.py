@@ -26,6 +26,10 @@ class CellInternalOverwritten(Rule):
     `compile = True` in the class body, `setattr(self, "to", ...)`. Also finds a method named `bprop` whose
     parameters are not `construct`'s inputs plus `out` and `dout`.
 
+    A warning, not an error, for `self.trainable_params = network.trainable_params()` in a training wrapper (a
+    TrainOneStep-style Cell keeping its network's parameters, as MindSpore's own wide_and_deep does): measured on
+    2.10, `Model(wrapper).train(...)` works, only a later `wrapper.trainable_params()` call fails.
+
     Not reported: `construct` (assigning it is how a Cell picks its graph), settable properties and data
     attributes such as `phase`, `training`, `requires_grad`, and names `nn.Cell` does not have (`cast`).
 
@@ -138,6 +142,12 @@ class CellInternalOverwritten(Rule):
             elif name in _BREAKS_GRAPH_CALL:
                 consequence = ("every GRAPH_MODE call of the Cell calls it and fails "
                                "(`TypeError: ... object is not callable`)")
+            elif name in _BREAKS_TRAINING and _wrapped_parameters(value):
+                # a TrainOneStep-style wrapper keeping its network's parameters (MindSpore's own wide_and_deep)
+                return self.report(
+                    ctx, node, severity="warning", what=f"{how} overwrites `{name}`, a method of nn.Cell", cls=cls,
+                    consequence="training through `Model` works (measured), but any later "
+                                f"`{cls}(...).{name}()` call (an optimizer or a wrapper built on it) fails")
             elif name in _BREAKS_TRAINING:
                 consequence = "optimizers and training wrappers call it and fail"
             else:
@@ -164,6 +174,13 @@ class CellInternalOverwritten(Rule):
 def _bound(method: ast.FunctionDef) -> int:
     """1 for the `self` of a method, 0 for a staticmethod (its first parameter is an input)."""
     return 0 if any(getattr(d, "id", None) == "staticmethod" for d in method.decorator_list) else 1
+
+
+def _wrapped_parameters(value: Optional[ast.expr]) -> bool:
+    """`network.trainable_params()`: the list of another Cell's parameters."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+        value.func.attr == "trainable_params" and not (isinstance(value.func.value, ast.Name)
+                                                       and value.func.value.id == "self")
 
 
 def _may_shadow(target: ast.expr) -> bool:

@@ -131,3 +131,36 @@ def test_msl034_bprop_with_the_wrong_signature_breaks_every_gradient(oracle, mod
     assert not count.ok and "requires the forward inputs as well as the 'out' and 'dout'" in count.message
     right = oracle.call(mode, ms.grad(cells.RightBprop()), x)
     assert right.ok and right.value.asnumpy().tolist() == [100.0, 100.0]  # replaces autodiff's [2, 4]
+
+
+WRAPPER = """
+from mindspore import nn, ops, ParameterTuple
+
+class TrainStepWrap(nn.Cell):
+    def __init__(self, network):
+        super().__init__(auto_prefix=False)
+        self.network = network
+        self.trainable_params = network.trainable_params()
+        self.weights = ParameterTuple(self.trainable_params)
+        self.optimizer = nn.Adam(self.trainable_params, learning_rate=0.01)
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+
+    def construct(self, x, label):
+        loss = self.network(x, label)
+        grads = self.grad(self.network, self.weights)(x, label, ops.fill(loss.dtype, loss.shape, 1.0))
+        return ops.depend(loss, self.optimizer(grads))
+"""
+
+
+def test_msl034_a_training_wrapper_keeping_its_networks_parameters_trains_through_model(oracle):
+    """The warning case: `self.trainable_params = network.trainable_params()` (wide_and_deep's TrainStepWrap)."""
+    import mindspore.dataset as ds
+    import numpy as np
+
+    wrapper = oracle.load(WRAPPER).TrainStepWrap(nn.WithLossCell(nn.Dense(4, 1), nn.MSELoss()))
+    data = ds.NumpySlicesDataset({"x": np.ones((8, 4), np.float32), "y": np.zeros((8, 1), np.float32)},
+                                 shuffle=False).batch(4)
+    with oracle.mode("lax"):
+        ms.Model(wrapper).train(1, data, dataset_sink_mode=False)
+    with pytest.raises(TypeError, match="'list' object is not callable"):
+        wrapper.trainable_params()
