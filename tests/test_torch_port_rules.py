@@ -248,3 +248,22 @@ def test_msl036_needs_a_module_that_may_select_graph_mode(mode, fires):
     source = f"import mindspore as ms\n{mode}\nnet = Net()\nnet(x)\nnet.set_train(True)\n"
     found = linter.lint_source(SourceFile(path="train.py", text=source, module_name="train")).diagnostics
     assert bool(found) is fires
+
+
+def test_msl031_buffers_created_with_requires_grad_false_are_a_warning():
+    """A hand-updated list of `requires_grad=False` Parameters is not trained either way (issue 19): only their
+    absence from parameters_dict() and checkpoints is left to say, as a warning, and registering them is unsafe."""
+    linter = Linter(Settings(select=("MSL031",)))
+    source = textwrap.dedent('''
+        from mindspore import Parameter, Tensor, nn
+
+        class Net(nn.Cell):
+            def __init__(self, t):
+                super().__init__()
+                self.history = [Parameter(t, name=f"h{i}", requires_grad=False) for i in range(3)]
+                self.weights = [Parameter(t, name=f"w{i}") for i in range(3)]
+        ''')
+    found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
+    assert [(d.row, d.severity, d.fix.applicability) for d in found] == [(7, "warning", "unsafe"),
+                                                                        (8, "error", "safe")]
+    assert "missing from `parameters_dict()` and from checkpoints" in found[0].message

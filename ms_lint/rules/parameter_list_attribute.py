@@ -28,6 +28,10 @@ class ParameterListAttribute(Rule):
     must not be empty`. `ParameterTuple` registers them (unnamed ones as `Parameter$1`, `Parameter$2`, ...)
     and they train. Lists of already registered Parameters (`[self.w1, self.w2]`) are aliases and fine.
 
+    A warning, not an error, when every Parameter of the list is created with `requires_grad=False` (buffers the
+    author updates by hand): they are not trained either way, but they are missing from `parameters_dict()` and
+    from checkpoints (saved and loaded state silently lacks them).
+
     ## Example
     ```python
     class Net(nn.Cell):
@@ -57,8 +61,7 @@ class ParameterListAttribute(Rule):
     name = "parameter-list-attribute"
     severity = "error"
     scope = "cell"
-    message = ("Python {container} of Parameters stored in `self.{attribute}`: they are not registered "
-               "(missing from `trainable_params()`, never trained)")
+    message = "Python {container} of Parameters stored in `self.{attribute}`: they are not registered ({consequence})"
     fix_applicability = "safe"
     needles = ("Parameter",)
 
@@ -88,7 +91,15 @@ class ParameterListAttribute(Rule):
             if only_parameters and cell is not None and cell.kind == "cell" \
                     and not _mutated(owner.node, target.attr):
                 fix = self._fix(ctx, node.value)
-            yield self.report(ctx, node, container=container, attribute=target.attr, fix=fix)
+            if _frozen(ctx, node.value, function):
+                # registering them adds checkpoint keys: a change the author did not ask for
+                fix = fix and Fix("unsafe", fix.message, fix.edits, fix.imports)
+                yield self.report(ctx, node, severity="warning", container=container, attribute=target.attr,
+                                  fix=fix, consequence="missing from `parameters_dict()` and from checkpoints; "
+                                                       "with `requires_grad=False` they are not trained either way")
+            else:
+                yield self.report(ctx, node, container=container, attribute=target.attr, fix=fix,
+                                  consequence="missing from `trainable_params()`, never trained")
 
     def _container(self, ctx, value, function, class_node, attribute, assignment=None):
         """("list" | "tuple", holds nothing but new Parameters), or (None, False)."""
@@ -156,6 +167,18 @@ class ParameterListAttribute(Rule):
         else:
             content = f"{wrapper}({ctx.text(value)})"
         return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, content),), imports)
+
+
+def _frozen(ctx, value, function) -> bool:
+    """Is every Parameter the value creates (through a local list too) made with `requires_grad=False`?"""
+    expressions = [value]
+    if isinstance(value, ast.Name):
+        expressions = [n for n in bindings.uses_of_local(ctx.walk, function, value.id)
+                       if isinstance(n, (ast.Assign, ast.Call))]
+    created = [node for expr in expressions for node in ast.walk(expr) if isinstance(node, ast.Call)
+               and ctx.names.qualname(node.func) in framework.PARAMETER_CLASSES]
+    return bool(created) and all(any(k.arg == "requires_grad" and isinstance(k.value, ast.Constant)
+                                     and k.value.value is False for k in call.keywords) for call in created)
 
 
 def _container_form(value) -> bool:
