@@ -121,8 +121,14 @@ class CellListAttribute(Rule):
         return None
 
     def _local_container(self, ctx, name: str, function) -> Optional[str]:
-        """A local list/dict of Cells: built as a literal or comprehension, or filled by append/extend/+=/[k]=."""
-        for node in bindings.uses_of_local(ctx.walk, function, name):
+        """A local list/dict of Cells: built as a literal or comprehension, or filled by append/extend/+=/[k]=.
+        None when the local is bound to a Cell (`layers = nn.CellList()` filled with `append`: registered)."""
+        uses = bindings.uses_of_local(ctx.walk, function, name)
+        if any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+               and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+               and ctx.graph.is_cell_class(ctx.names.qualname(node.value.func)) for node in uses):
+            return None
+        for node in uses:
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 if not isinstance(node.value, ast.Name):
                     kind = self._cell_container(ctx, node.value, function, None, "", "")
