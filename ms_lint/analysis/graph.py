@@ -295,7 +295,7 @@ class GraphScope:
         """Functions called from `function` (with the class `self` is an instance of), marking parents on the way."""
         self_arg = self_parameter(function) if cls is not None and function in self._owner else None
         owner = self._owner.get(function)
-        top_level = self._top_level_defs()
+        top_level = self.top_level_defs()
         locals_ = self.names.local_names(function)
         nodes = self.walk.nodes_of(function)
         for nested in nodes.nested:
@@ -317,7 +317,7 @@ class GraphScope:
                     if prop is not None:
                         yield prop, cls
 
-    def _top_level_defs(self) -> Dict[str, FunctionNode]:
+    def top_level_defs(self) -> Dict[str, FunctionNode]:
         """The first def of each name in the module's body, by name."""
         if self._top_level is None:
             self._top_level = {}

@@ -37,6 +37,10 @@ _SHAPE_FUNCTIONS = frozenset({"zeros", "ones", "empty", "full", "reshape", "view
                               "int", "float", "bool", "zeros_like", "ones_like", "pad", "interpolate", "resize"})
 _SHAPE_KEYWORDS = frozenset({"shape", "size", "newshape", "axis", "axes", "dim", "dims", "sizes", "num", "stop",
                              "start", "step", "output_size", "scale_factor", "keepdims", "keep_dims"})
+# NumPy reductions: over the whole array (no `axis`) they return a NumPy scalar, not an array.
+_NUMPY_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "median", "amax", "amin", "ptp",
+                               "argmax", "argmin", "any", "all", "average", "nansum", "nanmean", "nanmax", "nanmin",
+                               "count_nonzero", "linalg.norm", "norm", "dot", "vdot", "trace"})
 _SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "tuple", "list"})
 _MAX_DEPTH = 60  # deeper expressions are given up on (reported as not derived) instead of recursing further
 
@@ -170,8 +174,12 @@ class TensorValues:
             if isinstance(func, ast.Attribute) and func.attr in ("asnumpy", "numpy") and self.derives(func.value):
                 return True
             qualname = self.graph.names.qualname(func) or ""
-            if not qualname.startswith("numpy.") or qualname.rpartition(".")[2] in NUMPY_SCALAR_FUNCTIONS:
+            function = qualname.rpartition(".")[2]
+            if not qualname.startswith("numpy.") or function in NUMPY_SCALAR_FUNCTIONS:
                 return False
+            if function in _NUMPY_REDUCTIONS and len(expr.args) == 1 and not any(
+                    k.arg in ("axis", "keepdims") for k in expr.keywords):
+                return False  # np.mean(a): a NumPy scalar, which tensors take (measured)
             # an array constructor, or NumPy applied to arrays or tensor data (not scalar math such as np.sqrt(4))
             return qualname.rpartition(".")[2] in framework.NUMPY_ARRAY_CONSTRUCTORS or any(
                 self.is_ndarray(a, depth + 1) or self.derives(a) for a in expr.args)
@@ -238,6 +246,8 @@ class TensorValues:
                 return False
             if self.derives(func.value, depth):
                 return True  # x.sum(), x.asnumpy(), x.item()
+        if func.__class__ is ast.Name and _returns_metadata(self.graph.top_level_defs().get(func.id)):
+            return False  # a helper of the module returning shape ints (`def size(x, d): return x.shape[d]`)
         qualname = self.graph.names.qualname(func)
         if framework.returns_metadata(qualname) or (
                 isinstance(func, ast.Call) and framework.returns_metadata(self.graph.names.qualname(func.func))):
@@ -395,6 +405,32 @@ class TensorValues:
         """`self.<attribute> = P.Shape()` (or `ops.Rank()`...) in the class or a base: calling it gives Python ints."""
         owner = self.graph.owner_class(self.method())
         return owner is not None and any(attribute in s.metadata_attributes for s in self.graph.mro(owner))
+
+
+def _returns_metadata(function: Optional[ast.AST]) -> bool:
+    """Does every `return` of a module-level def give shape metadata (`x.shape[d]`, `len(x)`, `x.ndim`)?"""
+    if function is None:
+        return False
+    returned = [stmt.value for stmt in ast.walk(function) if isinstance(stmt, ast.Return)]
+    return bool(returned) and all(value is not None and _is_metadata(value) for value in returned)
+
+
+def _is_metadata(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, (int, float, bool)) or expr.value is None
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in METADATA_ATTRIBUTES
+    if isinstance(expr, ast.Subscript):
+        return isinstance(expr.value, ast.Attribute) and expr.value.attr in METADATA_ATTRIBUTES
+    if isinstance(expr, ast.Tuple):
+        return all(_is_metadata(element) for element in expr.elts)
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute):
+            return func.attr in METADATA_METHODS
+        return isinstance(func, ast.Name) and (func.id == "len" or (
+            func.id in ("int", "float") and len(expr.args) == 1 and _is_metadata(expr.args[0])))
+    return False
 
 
 def _in_shape_position(node: ast.AST) -> bool:

@@ -47,7 +47,10 @@ class NumpyInGraph(Rule):
 
     `import mindspore.numpy as np` is graph-safe and never reported: names are resolved through imports.
     NumPy on literals, shapes and Python numbers (`np.prod(x.shape)`, `np.sqrt(self.d_model)`) is folded at
-    compile time and is not reported here (constant arrays are MSL002).
+    compile time and is not reported here (constant arrays are MSL002), nor are ints from a helper of the module
+    that returns shape metadata (`def size(x, d): return x.shape[d]`). A NumPy *scalar* is not an array:
+    `x * np.float32(2)`, `x + np.mean(self.table)` (a reduction over the whole array) and `x * np.round(w / 2)`
+    run at both levels and in PyNative (measured), so arithmetic with them is not reported.
 
     ## Example
     ```python

@@ -46,6 +46,38 @@ def test_msl001_reduction_on_tensor_and_tensor_plus_ndarray_fail_in_every_mode(o
         assert outcome.error_type in ("TypeError", "ValueError", "RuntimeError")
 
 
+STATIC_NUMPY_CELLS = """
+import numpy as np
+from mindspore import Tensor, nn
+
+
+def size(x, dim):
+    return x.shape[dim]
+
+
+class StaticShapesAndScalars(nn.Cell):
+    def __init__(self, scale=2):
+        super().__init__()
+        self.scale = scale
+        self.table = np.arange(8)
+
+    def construct(self, x):
+        width = x.shape[-1]
+        rows = np.zeros((size(x, 0), 1))
+        steps = np.round(width / self.scale)
+        return x * steps + np.mean(self.table) + np.float32(2) + Tensor(rows, x.dtype)
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl001_numpy_on_static_shapes_and_numpy_scalars_run_in_every_mode(oracle, mode):
+    """The fixture's silent lines (issue 19): NumPy on ints from static shapes, a tensor times NumPy scalars."""
+    cell = oracle.load(STATIC_NUMPY_CELLS).StaticShapesAndScalars()
+    outcome = oracle.call(mode, cell, oracle.tensor(np.ones((3, 4))))
+    assert outcome.ok, outcome.error
+    assert outcome.value.asnumpy().tolist() == [[7.5] * 4] * 3  # 1 * 2 + 3.5 + 2 + 0
+
+
 LIST_CELLS = """
 from mindspore import nn
 
