@@ -109,9 +109,9 @@ class ScriptSeeds:
     def _mentions_seed(self, module: str) -> bool:
         """Could a project module seed (for modules this run did not lint, like the other files under flake8)?
         Its text, or the text of a project module it imports directly or through at most two more project
-        modules, calls something named like a seed (`_SEED_CALLS`). Searched breadth first from each module asked about: a result cached for a
-        module met on the way would depend on the order the modules are asked about (an import cycle, the depth
-        at which a module is first met)."""
+        modules, calls something named like a seed (`_SEED_CALLS`). Searched breadth first from each module
+        asked about: a result cached for a module met on the way would depend on the order the modules are asked
+        about (an import cycle, the depth at which a module is first met)."""
         mentions = self._cache["mentions"]
         if module not in mentions:
             mentions[module] = self._seed_within(module, _MENTION_DEPTH)
