@@ -1,0 +1,173 @@
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional, Tuple
+
+from ms_lint.analysis import mindspore_nn
+from ms_lint.rule import Edit, Fix, Rule
+
+_PACKAGES = ("mindspore.nn", "mindspore.mint.nn")
+# PyTorch keyword -> MindSpore's name for the same parameter, renamed only where the class takes the new name and
+# not the old one (a MindSpore class with `bias`, `mint.nn.Linear`, keeps it).
+_RENAMES = {"bias": "has_bias", "groups": "group", "eps": "epsilon", "dim": "axis", "in_features": "in_channels",
+            "out_features": "out_channels", "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}
+# PyTorch containers -> MindSpore's (same arguments, same child names).
+_CLASS_RENAMES = {"Sequential": "SequentialCell", "ModuleList": "CellList", "ModuleDict": "CellDict"}
+# torch.nn names that a port may leave behind and `mindspore.nn` may lack (the verdict comes from the wheel's
+# names in `mindspore_nn.NAMES`; this list only says which calls to look at)
+_TORCH_NAMES = frozenset({
+    "Sequential", "ModuleList", "ModuleDict", "Module", "Linear", "Parameter", "ParameterList", "ParameterDict",
+    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Softplus", "Softmin", "Softsign", "Threshold",
+    "UpsamplingNearest2d", "UpsamplingBilinear2d", "Bilinear", "AlphaDropout", "FeatureAlphaDropout",
+    "AdaptiveLogSoftmaxWithLoss", "LazyLinear", "LazyConv2d", "Unflatten", "ChannelShuffle", "Mish", "RReLU",
+    "SELU", "CELU", "GLU", "LPPool2d", "FractionalMaxPool2d", "MaxUnpool2d", "TransformerEncoder",
+    "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer",
+    "MultiheadAttention", "LocalResponseNorm", "CrossMapLRN2d", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d", "LayerNorm", "GroupNorm", "SyncBatchNorm", "Embedding", "EmbeddingBag", "RNN", "LSTM", "GRU",
+    "RNNCell", "LSTMCell", "GRUCell", "PixelShuffle", "PixelUnshuffle", "Upsample", "Identity", "Flatten",
+    "CosineSimilarity", "PairwiseDistance", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
+    "ReplicationPad2d", "ConstantPad1d", "ConstantPad2d", "Hardswish", "Hardsigmoid", "SiLU", "GELU",
+    "LogSoftmax", "Softmax", "Softmax2d", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
+    "KLDivLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "MarginRankingLoss", "TripletMarginLoss",
+    "CTCLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "MultiLabelSoftMarginLoss",
+})
+_SIGNATURE_CLASSES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SIGNATURES)
+
+
+class LayerSignatureMismatch(Rule):
+    """
+    ## What it does
+    Finds calls of `mindspore.nn` and `mindspore.mint.nn` classes that MindSpore 2.10 cannot construct: a name
+    the package does not have (`nn.Sequential`, `nn.ModuleList`, `nn.Parameter`), a keyword argument the class's
+    `__init__` does not take (PyTorch's `nn.Conv2d(..., bias=False)`, `groups=`, `nn.ReLU(inplace=True)`,
+    `nn.LayerNorm(..., eps=...)`, `nn.Softmax(dim=...)`), more positional arguments than it takes, or a
+    required argument left out. Names and signatures are those of the installed 2.10 wheel, recorded in
+    `ms_lint/analysis/mindspore_nn.py` by `tools/nn_signatures.py` (an oracle test keeps them equal), not a
+    hand-written list.
+
+    Not reported: calls with `*args` or `**kwargs` (for the checks those hide), classes whose `__init__` takes
+    `**kwargs` (for keywords), MindTorch's `torch.nn` (it takes PyTorch's arguments), and names of other
+    packages.
+
+    ## Why it matters in graph mode
+    The call fails when the network is built, before anything compiles: measured on MindSpore 2.10,
+    `nn.Conv2d(3, 8, 3, bias=False)` raises `TypeError: __init__() got an unexpected keyword argument 'bias'`,
+    `nn.Sequential(...)` raises `AttributeError: module 'mindspore.nn' has no attribute 'Sequential'`, and a
+    missing argument raises `TypeError: __init__() missing 1 required positional argument`. Ports of PyTorch
+    code carry these by the dozen (70 such calls in 38 files of the community ports measured for issue 19); a
+    linter finds them all at once instead of one per run.
+
+    ## Example
+    ```python
+    from mindspore import nn
+
+    conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, bias=False, groups=1)
+    body = nn.Sequential(conv, nn.ReLU(inplace=True))
+    ```
+
+    ## Use instead
+    ```python
+    from mindspore import nn
+
+    conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=False, group=1)
+    body = nn.SequentialCell(conv, nn.ReLU())
+    ```
+
+    ## Fix
+    Safe: a keyword with a one-to-one MindSpore name is renamed when the class takes that name (`bias` ->
+    `has_bias`, `groups` -> `group`, `eps` -> `epsilon`, `dim` -> `axis`, `in_features`/`out_features` ->
+    `in_channels`/`out_channels`, `num_embeddings`/`embedding_dim` -> `vocab_size`/`embedding_size`): the
+    argument keeps its meaning. Unsafe: `inplace=...` is removed (MindSpore has no in-place layers: code that
+    relied on the input being overwritten changes), and `nn.Sequential`/`nn.ModuleList`/`nn.ModuleDict` become
+    `nn.SequentialCell`/`nn.CellList`/`nn.CellDict`. Other findings have no fix: the MindSpore equivalent takes
+    other arguments.
+    """
+
+    code = "MSL067"
+    name = "layer-signature-mismatch"
+    severity = "error"
+    scope = "module"
+    message = "`{call}` {problem} in MindSpore {version}: {consequence}"
+    fix_applicability = "safe"
+    needles = ("nn",)
+    call_names = _SIGNATURE_CLASSES | _TORCH_NAMES
+
+    def visit_call(self, node: ast.Call, ctx):
+        qualname = ctx.names.qualname(node.func) or ""
+        package, _, name = qualname.rpartition(".")
+        if package not in _PACKAGES:
+            return
+        shown = f"{ctx.text(node.func)}(...)"
+        if name not in mindspore_nn.NAMES[package]:
+            yield self._missing_name(ctx, node, package, name, shown)
+            return
+        signature = mindspore_nn.SIGNATURES.get(qualname)
+        if signature is None:
+            return  # a function or a constant of the package, or a signature that could not be read
+        yield from self._check_arguments(ctx, node, signature, shown)
+
+    def _missing_name(self, ctx, node: ast.Call, package: str, name: str, shown: str):
+        replacement = _CLASS_RENAMES.get(name)
+        fix = None
+        if replacement in mindspore_nn.NAMES[package] and isinstance(node.func, ast.Attribute):
+            (row, column) = ctx.end(node.func)
+            fix = Fix("unsafe", f"Use `{replacement}`", (Edit(replacement, (row, column - len(name)), (row, column)),))
+        hint = f"; use `{replacement}`" if replacement in mindspore_nn.NAMES[package] else ""
+        return self.report(ctx, node, call=shown, problem=f"names `{name}`, which `{package}` does not have",
+                           version=mindspore_nn.VERSION, fix=fix,
+                           consequence=f"AttributeError when the network is built{hint}")
+
+    def _check_arguments(self, ctx, node: ast.Call, signature: Tuple, shown: str):
+        positional, keyword_only, required, takes_args, takes_kwargs = signature
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        expanded = any(k.arg is None for k in node.keywords)
+        accepted = {*positional, *keyword_only}
+        if not takes_kwargs:
+            for keyword in node.keywords:
+                if keyword.arg is not None and keyword.arg not in accepted:
+                    yield self._unknown_keyword(ctx, node, keyword, accepted, shown)
+        if starred:
+            return
+        if not takes_args and len(node.args) > len(positional):
+            yield self.report(ctx, node, call=shown, version=mindspore_nn.VERSION,
+                              problem=f"passes {len(node.args)} positional arguments; the class takes "
+                                      f"{len(positional)} ({', '.join(positional) or 'none'})",
+                              consequence="TypeError when the network is built")
+            return
+        given = {*positional[:len(node.args)], *(k.arg for k in node.keywords if k.arg)}
+        given |= {_RENAMES[name] for name in given if name in _RENAMES}  # reported as a keyword to rename
+        missing = [name for name in required if name not in given]
+        if missing and not expanded:
+            yield self.report(ctx, node, call=shown, version=mindspore_nn.VERSION,
+                              problem=f"leaves out the required argument{'s' * (len(missing) > 1)} "
+                                      f"{', '.join(f'`{name}`' for name in missing)}",
+                              consequence="TypeError when the network is built")
+
+    def _unknown_keyword(self, ctx, node: ast.Call, keyword: ast.keyword, accepted, shown: str):
+        name = keyword.arg or ""
+        renamed = _RENAMES.get(name)
+        fix: Optional[Fix] = None
+        hint = ""
+        if renamed is not None and renamed in accepted and not any(k.arg == renamed for k in node.keywords):
+            row, column = ctx.start(keyword)
+            fix = Fix("safe", f"Rename `{name}` to `{renamed}`",
+                      (Edit(renamed, (row, column), (row, column + len(name))),))
+            hint = f"; MindSpore names it `{renamed}`"
+        elif name == "inplace":
+            edit = _removal(ctx, node, keyword)
+            fix = Fix("unsafe", "Remove `inplace=` (MindSpore layers never work in place)", (edit,)) if edit else None
+            hint = "; MindSpore layers never work in place"
+        return self.report(ctx, node, call=shown, version=mindspore_nn.VERSION, fix=fix,
+                           problem=f"passes `{name}=`, a keyword the class does not take",
+                           consequence=f"TypeError when the network is built{hint}")
+
+
+def _removal(ctx, call: ast.Call, keyword: ast.keyword) -> Optional[Edit]:
+    """An edit removing `keyword` with the comma that separates it from its neighbour."""
+    arguments: List[Any] = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    index = arguments.index(keyword)
+    if index > 0:
+        return Edit("", ctx.end(arguments[index - 1]), ctx.end(keyword))
+    if len(arguments) > 1:
+        return Edit("", ctx.start(keyword), ctx.start(arguments[1]))
+    return Edit("", ctx.start(keyword), ctx.end(keyword))

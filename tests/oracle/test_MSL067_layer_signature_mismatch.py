@@ -1,0 +1,73 @@
+"""MSL067: the names and signatures it checks are the wheel's, and it fires exactly on the calls 2.10 cannot
+construct."""
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import mindspore as ms
+import pytest
+from mindspore import mint, nn
+
+from ms_lint.engine import Linter
+from ms_lint.settings import Settings
+from ms_lint.source import SourceFile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# (call, what 2.10 raises when it is evaluated, or None when it constructs)
+CALLS = [
+    ('nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, bias=False)', "unexpected keyword argument 'bias'"),
+    ('nn.Conv2d(8, 8, 3, groups=8, pad_mode="same")', "unexpected keyword argument 'groups'"),
+    ("nn.ReLU(inplace=True)", "unexpected keyword argument 'inplace'"),
+    ("nn.LayerNorm((8,), eps=1e-6)", "unexpected keyword argument 'eps'"),
+    ("nn.Softmax(dim=-1)", "unexpected keyword argument 'dim'"),
+    ("nn.Embedding(num_embeddings=10, embedding_dim=8)", "unexpected keyword argument 'num_embeddings'"),
+    ("nn.Sequential(nn.ReLU())", "has no attribute 'Sequential'"),
+    ("nn.ModuleList([nn.ReLU()])", "has no attribute 'ModuleList'"),
+    ("nn.Parameter(ms.Tensor(1.0))", "has no attribute 'Parameter'"),
+    ("nn.Dense(8, 4, None, None, True, None, ms.float32, 1)", "positional argument"),
+    ("nn.MaxPool2d(kernel_size=2, stride=2, count_include_pad=True)", "unexpected keyword argument"),
+    ("nn.Dense(8)", "missing 1 required positional argument"),
+    ('nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=False, group=1)', None),
+    ("nn.ReLU()", None),
+    ("nn.LayerNorm((8,), epsilon=1e-6)", None),
+    ("nn.Softmax(axis=-1)", None),
+    ("nn.Embedding(vocab_size=10, embedding_size=8, padding_idx=0)", None),
+    ("nn.SequentialCell(nn.ReLU())", None),
+    ("nn.CellList([nn.ReLU()])", None),
+    ("nn.Dropout(p=0.1)", None),
+    ("nn.BatchNorm2d(8, eps=1e-5, momentum=0.9)", None),
+    ("nn.Linear(8, 4, bias=False)", None),
+    ("mint.nn.Linear(8, 4, bias=False)", None),
+    ("mint.nn.Conv2d(3, 8, 3, padding=1, bias=False)", None),
+    ("nn.Identity(anything=1)", None),
+]
+PRELUDE = "import mindspore as ms\nfrom mindspore import mint, nn\n\n"
+
+
+def _fires(call: str) -> bool:
+    source = SourceFile(path="ported.py", text=f"{PRELUDE}layer = {call}\n", module_name="ported")
+    return any(d.code == "MSL067" for d in Linter(Settings(select=("MSL067",))).lint_source(source).diagnostics)
+
+
+def test_msl067_names_and_signatures_are_those_of_the_installed_wheel():
+    spec = importlib.util.spec_from_file_location("nn_signatures", os.path.join(ROOT, "tools", "nn_signatures.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    with open(tool.TARGET, encoding="utf-8") as handle:
+        assert handle.read() == tool.render(), "run tools/nn_signatures.py"
+
+
+@pytest.mark.parametrize("call, raised", CALLS)
+def test_msl067_fires_exactly_where_construction_fails(call, raised):
+    try:
+        eval(call, {"ms": ms, "nn": nn, "mint": mint})  # noqa: S307 - the measured call, a literal of this table
+        failure = None
+    except (TypeError, AttributeError) as error:
+        failure = str(error)
+    if raised is None:
+        assert failure is None, failure
+    else:
+        assert failure is not None and raised in failure, failure
+    assert _fires(call) == (raised is not None)
