@@ -67,3 +67,31 @@ def test_msl023_python_number_bounds_compile_and_follow_the_value(oracle, mode):
         assert two.ok and five.ok, (two.message, five.message)
         assert two.value.asnumpy().tolist() == [3.0, 4.0]
         assert five.value.asnumpy().tolist() == [6.0, 7.0]
+
+
+STATIC_SHAPE_CALLER = """
+from mindspore import nn, ops
+
+
+def chunks(x, start, end, steps):
+    for i in range(start, end, steps):
+        x = x + i
+    return x
+
+
+class StaticShapeCaller(nn.Cell):
+    def construct(self, x):
+        height = ops.shape(x)[2]
+        return chunks(x, 0, height // 2, 1) + chunks(x, 0, int(x.shape[3]), 2)
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl023_a_helper_given_static_shape_ints_by_its_caller_compiles(oracle, mode):
+    """The fixture's silent `range(start, end, steps)` (issue 19): shape ints are Python ints in the graph."""
+    import numpy as np
+
+    cell = oracle.load(STATIC_SHAPE_CALLER).StaticShapeCaller()
+    outcome = oracle.call(mode, cell, ms.Tensor(np.zeros((1, 1, 4, 4), np.float32)))
+    assert outcome.ok, outcome.message
+    assert float(outcome.value.asnumpy()[0, 0, 0, 0]) == 1.0 + 2.0  # (0 + 1) + (0 + 2)
