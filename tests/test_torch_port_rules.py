@@ -267,3 +267,31 @@ def test_msl031_buffers_created_with_requires_grad_false_are_a_warning():
     assert [(d.row, d.severity, d.fix.applicability) for d in found] == [(7, "warning", "unsafe"),
                                                                         (8, "error", "safe")]
     assert "missing from `parameters_dict()` and from checkpoints" in found[0].message
+
+
+def test_msl032_reads_behind_a_flag_folded_at_compile_time_are_warnings():
+    """A read under `if self.<flag>` compiles while the flag keeps it out (the oracle test measures it), and a
+    library may set the attribute whenever it sets the flag (Hugging Face's gradient checkpointing, issue 19):
+    a warning. Under `if self.use_reg:` with `self.use_reg = True` only, it is compiled: an error."""
+    linter = Linter(Settings(select=("MSL032",)))
+    source = textwrap.dedent('''
+        from mindspore import nn
+
+        class Head(nn.Cell):
+            def __init__(self, scale):
+                super().__init__()
+                self.use_reg = True
+                self.gradient_checkpointing = False
+                self.use_layer_scale = scale
+
+            def construct(self, x):
+                if self.use_reg:
+                    x = self.bbox_pred(x)
+                if self.gradient_checkpointing and self.training:
+                    x = self._gradient_checkpointing_func(x)
+                if not self.use_layer_scale:
+                    x = self.norm1(x)
+                return x
+        ''')
+    found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(13, "error"), (15, "warning"), (17, "warning")]

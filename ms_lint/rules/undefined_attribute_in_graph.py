@@ -40,7 +40,9 @@ class UndefinedAttributeInGraph(Rule):
     (PyNative fails at the call: `The 'Typo' object has no attribute 'poss_net'.`), possibly after a long
     model build. A read in a branch folded at compile time (`if self.enabled:` with `enabled=False`, a
     `hasattr` guard) is not compiled and runs, until the flag changes: then the same error. Such reads are
-    reported too; the code behind the flag cannot work.
+    reported, as warnings: the attribute may be set from outside whenever the flag is (Hugging Face ports read
+    `self._gradient_checkpointing_func` under `if self.gradient_checkpointing and self.training:`, and the
+    library's `gradient_checkpointing_enable()` sets both), and otherwise the code behind the flag cannot work.
 
     ## Example
     ```python
@@ -74,7 +76,7 @@ class UndefinedAttributeInGraph(Rule):
     severity = "error"
     scope = "cell"
     message = ("`self.{attribute}` read in graph code reached from `{entry}` is never assigned in `{cls}` or its "
-               "bases: compiling this line fails with `AttributeError: ... has no attribute '{attribute}'`{hint}")
+               "bases: {when} `AttributeError: ... has no attribute '{attribute}'`{hint}")
     fix_applicability = "unsafe"
 
     def visit_class_def(self, node: ast.ClassDef, ctx):
@@ -96,8 +98,13 @@ class UndefinedAttributeInGraph(Rule):
             name = read.attr
             if name in defined or _named_elsewhere(ctx, name, getattr(read.value, "id", "")):  # `self.<name>`
                 continue
-            best = _closest(name, defined)
-            yield self.report(ctx, read, attribute=name, cls=node.name,
+            best = _closest(name, defined - framework.CELL_MEMBERS)  # not Cell's own `to`, `phase`: never meant
+            flag = _guarding_flag(ctx, read, getattr(read.value, "id", ""), node)
+            when = "compiling this line fails with" if flag is None else (
+                f"the branch on `self.{flag}` is folded at compile time, so this compiles while the flag keeps it "
+                "out, and fails with")
+            yield self.report(ctx, read, attribute=name, cls=node.name, when=when,
+                              severity=None if flag is None else "warning",
                               hint=f" (did you mean `{best}`?)" if best else "",
                               fix=self._fix(ctx, read, best) if best else None)
 
@@ -147,6 +154,52 @@ def _self_reads(graph, function, self_name: str) -> List[ast.Attribute]:
         inside = {id(node) for scope in hidden for node in graph.walk.subtree(scope)}
         reads = [read for read in reads if id(read) not in inside]
     return reads
+
+
+def _guarding_flag(ctx, read: ast.Attribute, self_name: str, class_node: ast.ClassDef) -> Optional[str]:
+    """The `self.<flag>` an enclosing `if` of the method tests (`if self.gradient_checkpointing and
+    self.training:`), unless the branch is sure to be compiled; else None. Such a branch is folded at compile
+    time: the attribute may be set from outside (by a library base's `gradient_checkpointing_enable()`) whenever
+    the flag is. Sure to be compiled: `if self.flag:` (or `if not self.flag:`) where the class only ever
+    assigns the flag one literal that takes the read's side (`self.use_reg = True`)."""
+    child: ast.AST = read
+    parent = ctx.parent(read)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+            test, negated = parent.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            if _is_self_attribute(test, self_name):
+                value = _constant_flag(class_node, test.attr, self_name)
+                in_body = child in (parent.body if isinstance(parent.body, list) else [parent.body])
+                taken = value is not None and (bool(value) != negated) == in_body
+                if not taken:
+                    return test.attr
+            else:
+                for sub in ast.walk(test):
+                    if _is_self_attribute(sub, self_name) and sub.attr != read.attr:
+                        return sub.attr
+        child, parent = parent, ctx.parent(parent)
+    return None
+
+
+def _is_self_attribute(expr: ast.AST, self_name: str) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name
+
+
+def _constant_flag(class_node: ast.ClassDef, flag: str, self_name: str):
+    """The one literal the class assigns to `self.<flag>`, or None when it assigns anything else (or nothing)."""
+    values = {repr(n.value.value) for n in ast.walk(class_node) if isinstance(n, ast.Assign)
+              and isinstance(n.value, ast.Constant)
+              and any(_is_self_attribute(t, self_name) and t.attr == flag for t in n.targets)}
+    others = any(isinstance(n, ast.Assign) and not isinstance(n.value, ast.Constant)
+                 and any(_is_self_attribute(t, self_name) and t.attr == flag for t in n.targets)
+                 for n in ast.walk(class_node))
+    if len(values) != 1 or others:
+        return None
+    return next(n.value.value for n in ast.walk(class_node) if isinstance(n, ast.Assign)
+                and isinstance(n.value, ast.Constant)
+                and any(_is_self_attribute(t, self_name) and t.attr == flag for t in n.targets))
 
 
 def _parameter_names(function) -> Set[str]:
