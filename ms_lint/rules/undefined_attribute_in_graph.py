@@ -169,37 +169,36 @@ def _guarding_flag(ctx, read: ast.Attribute, self_name: str, class_node: ast.Cla
             test, negated = parent.test, False
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                 test, negated = test.operand, True
-            if _is_self_attribute(test, self_name):
-                value = _constant_flag(class_node, test.attr, self_name)
+            flag = _self_attribute(test, self_name)
+            if flag is not None:
+                value = _constant_flag(class_node, flag, self_name)
                 in_body = child in (parent.body if isinstance(parent.body, list) else [parent.body])
-                taken = value is not None and (bool(value) != negated) == in_body
-                if not taken:
-                    return test.attr
+                if not (value is not None and (bool(value) != negated) == in_body):
+                    return flag
             else:
-                for sub in ast.walk(test):
-                    if _is_self_attribute(sub, self_name) and sub.attr != read.attr:
-                        return sub.attr
+                tested = [_self_attribute(sub, self_name) for sub in ast.walk(test)]
+                flags = [name for name in tested if name is not None and name != read.attr]
+                if flags:  # the flag that says most: `gradient_checkpointing` rather than `training`
+                    return next((name for name in flags if name != "training"), flags[0])
         child, parent = parent, ctx.parent(parent)
     return None
 
 
-def _is_self_attribute(expr: ast.AST, self_name: str) -> bool:
-    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name
+def _self_attribute(expr: ast.AST, self_name: str) -> Optional[str]:
+    """`<name>` for `self.<name>`, else None."""
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
+        return expr.attr
+    return None
 
 
 def _constant_flag(class_node: ast.ClassDef, flag: str, self_name: str):
     """The one literal the class assigns to `self.<flag>`, or None when it assigns anything else (or nothing)."""
-    values = {repr(n.value.value) for n in ast.walk(class_node) if isinstance(n, ast.Assign)
-              and isinstance(n.value, ast.Constant)
-              and any(_is_self_attribute(t, self_name) and t.attr == flag for t in n.targets)}
-    others = any(isinstance(n, ast.Assign) and not isinstance(n.value, ast.Constant)
-                 and any(_is_self_attribute(t, self_name) and t.attr == flag for t in n.targets)
-                 for n in ast.walk(class_node))
-    if len(values) != 1 or others:
+    values = [n.value for n in ast.walk(class_node) if isinstance(n, ast.Assign)
+              and any(_self_attribute(t, self_name) == flag for t in n.targets)]
+    literals = {repr(v.value) for v in values if isinstance(v, ast.Constant)}
+    if len(literals) != 1 or not all(isinstance(v, ast.Constant) for v in values):
         return None
-    return next(n.value.value for n in ast.walk(class_node) if isinstance(n, ast.Assign)
-                and isinstance(n.value, ast.Constant)
-                and any(_is_self_attribute(t, self_name) and t.attr == flag for t in n.targets))
+    return next(v.value for v in values if isinstance(v, ast.Constant))
 
 
 def _parameter_names(function) -> Set[str]:
