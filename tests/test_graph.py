@@ -201,3 +201,27 @@ def test_a_def_spells_import_on_the_rows_the_parser_counts():
         graph = GraphScope(ast.parse(source), "m", "m.py", ProjectIndex(), None, source)
         f, g = (node for node in graph.tree.body if isinstance(node, ast.FunctionDef))
         assert graph.names.spells_import(f) and not graph.names.spells_import(g), repr(newline)
+
+
+def test_a_script_that_selects_pynative_only_runs_its_cells_eagerly():
+    """A module putting the process in PyNative at import (a course script, issue 19) compiles only its `@jit`
+    functions; selecting GRAPH_MODE anywhere in it, or PyNative only under a condition, keeps construct."""
+    body = """
+        import mindspore as ms
+        from mindspore import context, nn
+        {setting}
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x
+
+        @ms.jit
+        def step(x):
+            return x
+        """
+    eager = scope(body.format(setting="context.set_context(mode=context.PYNATIVE_MODE, device_target='GPU')"))
+    assert compiled(eager) == {"step": ["step"]}
+    for setting in ("context.set_context(mode=context.PYNATIVE_MODE)\nms.set_context(mode=ms.GRAPH_MODE)",
+                    "if True:\n    ms.set_context(mode=ms.PYNATIVE_MODE)", ""):
+        graph = scope(body.format(setting=setting.replace("\n", "\n        ")))
+        assert compiled(graph) == {"construct": ["Net.construct"], "step": ["step"]}, setting

@@ -247,7 +247,9 @@ class GraphScope:
 
     def _collect_entries(self, source_text: str) -> None:
         queue: deque = deque()
-        for cell in self.cells.values():
+        # a script that puts its process in PyNative (and never in GRAPH_MODE) runs its Cells eagerly: only
+        # `@jit` functions are compiled there
+        for cell in () if _selects_pynative_only(self.tree, source_text) else self.cells.values():
             names = ("forward", "construct") if cell.kind == "module" else ("construct",)
             for name in names:
                 found = self._find_method(cell.summary, name)
@@ -417,3 +419,32 @@ def _fullgraph(call: ast.Call) -> bool:
 
 def _base_name(base: ast.expr) -> str:
     return base.id if isinstance(base, ast.Name) else ""
+
+
+def _selects_pynative_only(tree: ast.Module, source_text: str) -> bool:
+    """Does the module, when imported, set `set_context(mode=PYNATIVE_MODE)` (a statement of its body) and never
+    select another mode anywhere?"""
+    if "PYNATIVE" not in source_text and "mode=1" not in source_text:
+        return False
+    at_import, other = False, False
+    for node in ast.walk(tree):
+        mode = _mode_set(node)
+        if mode is None:
+            continue
+        if mode != "pynative":
+            other = True
+        elif any(isinstance(stmt, ast.Expr) and stmt.value is node for stmt in tree.body):
+            at_import = True
+    return at_import and not other
+
+
+def _mode_set(node: ast.AST) -> Optional[str]:
+    """"pynative" or "other" for a `set_context(mode=...)` call, else None."""
+    if not (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "set_context"):
+        return None
+    for keyword in node.keywords:
+        if keyword.arg == "mode":
+            value = keyword.value
+            text = value.attr if isinstance(value, ast.Attribute) else getattr(value, "value", None)
+            return "pynative" if text in ("PYNATIVE_MODE", 1) else "other"
+    return None

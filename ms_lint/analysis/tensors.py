@@ -242,8 +242,8 @@ class TensorValues:
                 # self.cell(x) runs a Cell; self.method(x) is assumed to compute on its tensor arguments
                 return self._self_attribute_is_tensor(func.attr, callable_=True) or any(
                     self.derives(a, depth) for a in arguments)
-            if func.attr in METADATA_METHODS:
-                return False
+            if func.attr in METADATA_METHODS or func.attr in METADATA_ATTRIBUTES:
+                return False  # `x.numel()`; `x.shape(1)` (torch's `size(1)`) fails before giving anything: MSL064
             if self.derives(func.value, depth):
                 return True  # x.sum(), x.asnumpy(), x.item()
         if func.__class__ is ast.Name and _returns_metadata(self.graph.top_level_defs().get(func.id)):

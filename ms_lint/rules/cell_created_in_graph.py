@@ -6,6 +6,9 @@ from typing import Optional
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
+
+# distributions and bijectors: Cells without weights (`nn.probability.distribution.Gumbel(...)` in construct)
+_WEIGHT_FREE_PACKAGES = ("mindspore.nn.probability.distribution.", "mindspore.nn.probability.bijector.")
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Fix, Rule
 
@@ -80,7 +83,8 @@ class CellCreatedInGraph(Rule):
         layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
         severity, consequence = None, ("its weights are not registered (never trained) and its random "
                                        "initialisation is frozen at compile time")
-        if layer in STATELESS_LAYERS or (not layer and _holds_no_state(ctx, qualname)):
+        if layer in STATELESS_LAYERS or qualname.startswith(_WEIGHT_FREE_PACKAGES) or (
+                not layer and _holds_no_state(ctx, qualname)):
             severity, consequence = "warning", "it holds no weights, so it works, but it is rebuilt at every compile"
         elif layer.startswith(_TRAINING_LAYERS):
             consequence = "it is created in eval mode and `set_train()` never reaches it"

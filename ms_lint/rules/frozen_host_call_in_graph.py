@@ -74,6 +74,8 @@ class FrozenHostCallInGraph(Rule):
         qualname = ctx.names.qualname(node.func)
         if not qualname:
             return
+        if qualname in _SEEDING:
+            return  # sets the generator's state once, at compile time: no draw is frozen
         if qualname.startswith(FROZEN_MODULES) or qualname in FROZEN_CALLS or qualname.startswith("os.environ."):
             shown = ctx.text(node)
             if len(shown) > 40 or "\n" in shown:
@@ -122,6 +124,9 @@ def _tensor_dtype(ctx, node: ast.Call) -> Optional[str]:
     if len(wrapper.args) > 2 or len(dtypes) + 1 != len(wrapper.args) + len(wrapper.keywords):
         return None  # shape=, init= or other arguments: keep the wrapper
     return ctx.text(dtypes[0]) if dtypes else ""
+
+
+_SEEDING = frozenset({"numpy.random.seed", "random.seed"})
 
 
 def _consequence(qualname: str) -> str:

@@ -50,7 +50,9 @@ class NumpyInGraph(Rule):
     compile time and is not reported here (constant arrays are MSL002), nor are ints from a helper of the module
     that returns shape metadata (`def size(x, d): return x.shape[d]`). A NumPy *scalar* is not an array:
     `x * np.float32(2)`, `x + np.mean(self.table)` (a reduction over the whole array) and `x * np.round(w / 2)`
-    run at both levels and in PyNative (measured), so arithmetic with them is not reported.
+    run at both levels and in PyNative (measured), so arithmetic with them is not reported. NumPy applied to a
+    variable holding an array converted earlier (`h = x.asnumpy()`, then `np.mean(h)`, `h[:, None] / d`) is
+    host code on host data: the conversion is the finding (MSL003), not each use of its result.
 
     ## Example
     ```python
@@ -91,8 +93,8 @@ class NumpyInGraph(Rule):
             return  # numpy.random is MSL004 (frozen at compile time)
         tensors = ctx.tensors(node)
         arguments = [*node.args, *(k.value for k in node.keywords)]
-        if not any(tensors.derives(a) for a in arguments):
-            return
+        if not any(tensors.derives(a) and not _held_array(tensors, a) for a in arguments):
+            return  # no tensor data, or only arrays converted earlier (`h = x.asnumpy()`: MSL003's finding)
         shown = ctx.text(node.func)
         function = qualname.rpartition(".")[2]
         if qualname.startswith("numpy.") and function in FAILING_REDUCTIONS and any(
@@ -111,7 +113,8 @@ class NumpyInGraph(Rule):
         operands = list(_arithmetic_operands(node))
         tensors = ctx.tensors(node)
         # the array first: rare, and cheaper to rule out than tensor data
-        if any(tensors.is_ndarray(o) for o in operands) and any(tensors.is_graph_tensor(o) for o in operands):
+        if any(tensors.is_ndarray(o) for o in operands) and any(
+                tensors.is_graph_tensor(o) and not _numpy_value(tensors, o) for o in operands):
             yield self.report(ctx, node, severity="error", what="arithmetic between a tensor and a NumPy array",
                               consequence="raises TypeError at run time in every mode")
 
@@ -156,6 +159,20 @@ def _strip_host_copy(expr: ast.expr) -> ast.expr:
 def _has_host_copy(expr: ast.expr) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr in ("asnumpy", "numpy", "tolist", "item")
                for n in ast.walk(expr))
+
+
+def _held_array(tensors, expr: ast.expr) -> bool:
+    """A variable holding an ndarray, or an element or slice of one (`h[0]` after `h = t.asnumpy()`)."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and tensors.is_ndarray(expr)
+
+
+def _numpy_value(tensors, expr: ast.expr) -> bool:
+    """An ndarray or an element or slice of one (`a[:, None]` of `a = t.asnumpy()`): host data, no graph tensor."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return tensors.is_ndarray(expr)
 
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
