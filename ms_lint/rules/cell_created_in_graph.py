@@ -6,11 +6,11 @@ from typing import Optional
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
+from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.rule import Fix, Rule
 
 # distributions and bijectors: Cells without weights (`nn.probability.distribution.Gumbel(...)` in construct)
 _WEIGHT_FREE_PACKAGES = ("mindspore.nn.probability.distribution.", "mindspore.nn.probability.bijector.")
-from ms_lint.analysis.walk import enclosing_function, self_parameter
-from ms_lint.rule import Fix, Rule
 
 # Names a hoisted attribute must not take: public nn.Cell members (shadowing them breaks the Cell, MSL034).
 _CELL_MEMBERS = frozenset({"cells", "to", "compile", "phase", "training", "cast", "apply", "shard", "recompute",
