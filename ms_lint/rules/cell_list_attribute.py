@@ -33,7 +33,7 @@ class CellListAttribute(Rule):
     `layers.0.weight`... and they train.
 
     Lists kept in a local, lists later wrapped (`self.x = nn.CellList(self.x)`, `nn.SequentialCell(*self.x)`)
-    and Cells registered with `insert_child_to_cell` are fine and not reported.
+    and Cells registered with `insert_child_to_cell` (or `setattr(self, name, cell)`) are fine and not reported.
 
     ## Example
     ```python
@@ -197,11 +197,15 @@ class CellListAttribute(Rule):
                 if name in framework.CELL_CONTAINERS and any(
                         _mentions(a, attribute, local) for a in node.args):
                     return True
-            elif isinstance(node, (ast.For, ast.comprehension)) and _mentions(node.iter, attribute, local):
+            elif isinstance(node, (ast.For, ast.comprehension)) and (
+                    _mentions(node.iter, attribute, local) or (isinstance(node, ast.For) and any(
+                        _mentions(stmt, attribute, local) for stmt in node.body))):
+                # a loop over the list, or the loop filling it, that registers each item too
                 body = node.body if isinstance(node, ast.For) else []
                 for sub in (n for stmt in body for n in ast.walk(stmt)):
-                    if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
-                            and sub.func.attr in _REGISTERING:
+                    if isinstance(sub, ast.Call) and (
+                            (isinstance(sub.func, ast.Attribute) and sub.func.attr in _REGISTERING)
+                            or _sets_attribute_of(sub, self_name)):
                         return True
         return False
 
@@ -252,6 +256,12 @@ def _fillers(ctx, class_node: ast.ClassDef, attribute: str):
 
 def _is_self_attribute(expr, attribute: str) -> bool:
     return isinstance(expr, ast.Attribute) and expr.attr == attribute and isinstance(expr.value, ast.Name)
+
+
+def _sets_attribute_of(call: ast.Call, self_name: str) -> bool:
+    """`setattr(self, name, item)`: the item registered as a child Cell under that name."""
+    return isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3 \
+        and isinstance(call.args[0], ast.Name) and call.args[0].id == self_name
 
 
 def _mentions(expr, attribute: str, local: Optional[str]) -> bool:
