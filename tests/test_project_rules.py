@@ -508,3 +508,42 @@ def test_projects_of_one_repository_are_judged_apart(tmp_path, jobs):
     codes = ("MSL050", "MSL053")
     assert cli(tmp_path, "--select", ",".join(codes)) == ZOO_FINDINGS
     assert pylint(tmp_path, files, jobs, codes) == ZOO_FINDINGS
+
+
+def test_a_seed_helper_re_exported_by_a_star_import_counts(tmp_path):
+    """Issue 19 (mindcv vendored in a community port): `from mindcv.utils import set_seed` where the package
+    re-exports it with `from .random import *`; and an eval script's `get_optim_policies()` trains nothing."""
+    files = {
+        "mindcv/__init__.py": "",
+        "mindcv/utils/__init__.py": "from .random import *\n",
+        "mindcv/utils/random.py": "import mindspore as ms\n\n\ndef set_seed(seed=42):\n    ms.set_seed(seed)\n",
+        "train.py": """
+            from mindspore import nn
+            from mindspore.communication import init
+            from mindcv.utils import set_seed
+
+            init()
+            set_seed(1)
+            net = nn.Dense(2, 2)
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            """,
+        "eval.py": """
+            from mindspore import nn
+            from mindspore.communication import init
+
+            if __name__ == "__main__":
+                init()
+                net = nn.Dense(2, 2)
+                policies = net.get_optim_policies()
+            """,
+        "train_unseeded.py": """
+            from mindspore import nn
+            from mindspore.communication import init
+
+            init()
+            net = nn.Dense(2, 2)
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            """,
+    }
+    write(tmp_path, files)
+    assert cli(tmp_path, "--select", "MSL053") == {("train_unseeded.py", 4, "MSL053")}

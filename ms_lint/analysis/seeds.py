@@ -30,7 +30,9 @@ _MINDSPORE_OPTIMIZERS = frozenset({
     "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamOffload", "AdamW", "Lamb", "LARS", "RMSProp", "Adagrad",
     "FTRL", "ProximalAdagrad", "LazyAdam", "AdaMax", "Adadelta", "ASGD", "Rprop", "Optimizer", "ThorGpu",
 })
-_TRAINING_CALLS = re.compile(r"optim|TrainOneStep|value_and_grad|GradOperation|^grad$")
+# what builds an optimizer or a training step (`create_optimizer`, `optim.Adam`): not `get_optim_policies()`
+_TRAINING_CALLS = re.compile(r"^(create_|build_|make_|get_)?optim(izer)?s?$|TrainOneStep|value_and_grad|"
+                             r"GradOperation|^grad$")
 _NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|net|backbone)s?$", re.I)
 # how a module that may seed spells the call (`set_seed(`, `np.random.seed(`, `seed_everything(`), not any name
 # holding "seed" (`self.c_seed = 3`, `args.seed`)

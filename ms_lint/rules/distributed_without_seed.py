@@ -125,7 +125,12 @@ def _problem(facts, modules, seeders, defined) -> Optional[str]:
         return module not in modules and module in facts["seed_mentions"]
 
     def seeds(qualname: str) -> bool:
-        return qualname in seeders or (qualname not in defined and unknown(facts["call_modules"].get(qualname, "")))
+        if qualname in seeders:
+            return True
+        # not defined where it is imported from: re-exported (`from .random import *` in a package __init__)
+        # or in a module not linted; a seeding helper by its name counts
+        return qualname not in defined and ("seed" in qualname.rpartition(".")[2].lower()
+                                            or unknown(facts["call_modules"].get(qualname, "")))
 
     if any(modules.get(m, {}).get("module_seed") or unknown(m) for m in facts["imports"]):
         return None  # seeded when the script imports it
