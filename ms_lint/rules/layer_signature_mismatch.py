@@ -4,6 +4,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ms_lint.analysis import mindspore_nn
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Edit, Fix, Rule
 
 _PACKAGES = ("mindspore.nn", "mindspore.mint.nn")
@@ -95,7 +96,7 @@ class LayerSignatureMismatch(Rule):
     def visit_call(self, node: ast.Call, ctx):
         qualname = ctx.names.qualname(node.func) or ""
         package, _, name = qualname.rpartition(".")
-        if package not in _PACKAGES:
+        if package not in _PACKAGES or _rebound_before(ctx, node):
             return
         shown = f"{ctx.text(node.func)}(...)"
         if name not in mindspore_nn.NAMES[package]:
@@ -160,6 +161,40 @@ class LayerSignatureMismatch(Rule):
         return self.report(ctx, node, call=shown, version=mindspore_nn.VERSION, fix=fix,
                            problem=f"passes `{name}=`, a keyword the class does not take",
                            consequence=f"TypeError when the network is built{hint}")
+
+
+def _rebound_before(ctx, call: ast.Call) -> bool:
+    """Is a module-level call's first name bound by several module-level imports, the one before the call not
+    MindSpore's?
+    (`import torch.nn as nn` ... `nn.ReLU(inplace=True)` ... `import mindspore.nn as nn`: the names of a module
+    are resolved by its last import)."""
+    if enclosing_function(call) is not None:
+        return False  # a function runs after the whole module: it sees the last import
+    head: Any = call.func
+    while isinstance(head, ast.Attribute):
+        head = head.value
+    if not isinstance(head, ast.Name):
+        return False
+    imports = ctx.memo(_rebound_before, lambda: _import_rows(ctx.tree))
+    rows = imports.get(head.id)
+    if not rows or len(rows) < 2:
+        return False
+    before = [target for row, target in rows if row < call.lineno]
+    return bool(before) and not before[-1].startswith("mindspore")
+
+
+def _import_rows(tree: ast.Module) -> dict:
+    """Name -> [(row, imported module)] of the module-level imports binding it."""
+    found: dict = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                name = alias.asname or alias.name.partition(".")[0]
+                found.setdefault(name, []).append((stmt.lineno, alias.name if alias.asname else name))
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            for alias in stmt.names:
+                found.setdefault(alias.asname or alias.name, []).append((stmt.lineno, f"{stmt.module}.{alias.name}"))
+    return found
 
 
 def _removal(ctx, call: ast.Call, keyword: ast.keyword) -> Optional[Edit]:
