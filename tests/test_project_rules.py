@@ -547,3 +547,26 @@ def test_a_seed_helper_re_exported_by_a_star_import_counts(tmp_path):
     }
     write(tmp_path, files)
     assert cli(tmp_path, "--select", "MSL053") == {("train_unseeded.py", 4, "MSL053")}
+
+
+def test_an_attribute_another_module_sets_through_exec_or_setattr_is_a_warning(tmp_path):
+    """Issue 19 (a community meta-learning port): `self.w_step_size` is read in construct and set from the
+    training loop with `exec('self.model.{}.{} = {}'.format(name, 'w_step_size', lr))`."""
+    files = {
+        "ops.py": """
+            from mindspore import nn
+
+            class MetaGate(nn.Cell):
+                def construct(self, x):
+                    return x * self.w_step_size + self.undefined_one
+            """,
+        "train_loop.py": """
+            def update(model, name, lr):
+                exec('model.{}.{} = {}'.format(name, 'w_step_size', lr))
+            """,
+    }
+    write(tmp_path, files)
+    found = json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL032", ".",
+                               cwd=tmp_path)[1])
+    assert [(item["message"].split("`")[1], item["severity"]) for item in found] == [
+        ("self.w_step_size", "warning"), ("self.undefined_one", "error")]

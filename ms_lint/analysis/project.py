@@ -10,6 +10,7 @@ import ast
 import contextlib
 import functools
 import os
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -269,6 +270,9 @@ def _is_name(expr: ast.AST, name: str) -> bool:
     return isinstance(expr, ast.Name) and expr.id == name
 
 
+_QUOTED_NAME = re.compile(rb"""['"]([A-Za-z_]\w*)['"]""")
+
+
 class ProjectIndex:
     """Module summaries by dotted name, found under the import roots of the linted files and built lazily.
 
@@ -290,6 +294,7 @@ class ProjectIndex:
         self._found: Dict[Tuple[Optional[str], str], Optional[str]] = {}
         self._holders: Dict[str, List[str]] = {}  # first name of a module -> the roots holding it (see `_holds`)
         self.importer_root: Optional[str] = None  # the import root of the file being linted (see `importing`)
+        self._set_outside: Optional[Tuple[int, FrozenSet[str]]] = None  # see `names_set_outside`
         self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `_holds`)
         self._spelled: Dict[Tuple[str, Tuple[str, ...]], bool] = {}  # see `spells`
         self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
@@ -436,6 +441,26 @@ class ProjectIndex:
                 data = b""
             found = self._spelled[key] = any(needle.encode() in data for needle in needles)
         return found
+
+    def names_set_outside(self) -> FrozenSet[str]:
+        """Names spelled as a string on a line of a file of the run that calls `setattr` or `exec`
+        (`setattr(m, "x", v)`, `exec("m.{}.{} = 1".format(n, "x"))`): attributes other code may set on a Cell.
+        Scanned once, when first asked (about 0.1 s on mindone's 1,729 files)."""
+        with self._lock:
+            if self._set_outside is None or self._set_outside[0] != len(self._files):
+                found: Set[str] = set()
+                for path in sorted(self._files):
+                    try:
+                        with open(path, "rb") as handle:
+                            data = handle.read()
+                    except OSError:
+                        continue
+                    if b"setattr(" in data or b"exec(" in data:
+                        found.update(name.decode("ascii") for line in data.splitlines()
+                                     if b"setattr(" in line or b"exec(" in line
+                                     for name in _QUOTED_NAME.findall(line))
+                self._set_outside = (len(self._files), frozenset(found))
+            return self._set_outside[1]
 
     def may_hold(self, head: str) -> bool:
         """Can a module whose dotted name starts with `head` be found (`find`) under one of the roots?"""

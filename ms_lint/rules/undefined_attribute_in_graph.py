@@ -40,9 +40,11 @@ class UndefinedAttributeInGraph(Rule):
     (PyNative fails at the call: `The 'Typo' object has no attribute 'poss_net'.`), possibly after a long
     model build. A read in a branch folded at compile time (`if self.enabled:` with `enabled=False`, a
     `hasattr` guard) is not compiled and runs, until the flag changes: then the same error. Such reads are
-    reported, as warnings: the attribute may be set from outside whenever the flag is (Hugging Face ports read
+    reported as warnings: the attribute may be set from outside whenever the flag is (Hugging Face ports read
     `self._gradient_checkpointing_func` under `if self.gradient_checkpointing and self.training:`, and the
     library's `gradient_checkpointing_enable()` sets both), and otherwise the code behind the flag cannot work.
+    Names another file of the run sets by name (`setattr(m, "x", v)`, `exec("m.{}.{} = 1".format(n, "x"))`, as
+    a meta-learning training loop does) are warnings too: that may be this Cell.
 
     ## Example
     ```python
@@ -100,11 +102,15 @@ class UndefinedAttributeInGraph(Rule):
                 continue
             best = _closest(name, defined - framework.CELL_MEMBERS)  # not Cell's own `to`, `phase`: never meant
             flag = _guarding_flag(ctx, read, getattr(read.value, "id", ""), node)
-            when = "compiling this line fails with" if flag is None else (
-                f"the branch on `self.{flag}` is folded at compile time, so this compiles while the flag keeps it "
-                "out, and fails with")
+            when = "compiling this line fails with"
+            if flag is not None:
+                when = (f"the branch on `self.{flag}` is folded at compile time, so this compiles while the flag "
+                        "keeps it out, and fails with")
+            elif name in ctx.graph.index.names_set_outside():
+                when = (f"another file sets `{name}` by name (`setattr`/`exec`): unless that is on this Cell "
+                        "before it is called, compiling this line fails with")
             yield self.report(ctx, read, attribute=name, cls=node.name, when=when,
-                              severity=None if flag is None else "warning",
+                              severity=None if when.startswith("compiling") else "warning",
                               hint=f" (did you mean `{best}`?)" if best else "",
                               fix=self._fix(ctx, read, best) if best else None)
 
