@@ -295,3 +295,18 @@ def test_msl032_reads_behind_a_flag_folded_at_compile_time_are_warnings():
         ''')
     found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
     assert [(d.row, d.severity) for d in found] == [(13, "error"), (15, "warning"), (17, "warning")]
+
+
+def test_msl062_a_local_ratio_of_one_half_is_a_warning():
+    """`dropout_ratio = 0.5` then `nn.Dropout(dropout_ratio)` (issue 19): keeping or zeroing half is the same."""
+    linter = Linter(Settings(select=("MSL062",)))
+    source = textwrap.dedent('''
+        from mindspore import nn
+
+        def head():
+            dropout_ratio = 0.5
+            drop = 0.2
+            return nn.Dropout(dropout_ratio), nn.Dropout(drop)
+        ''')
+    found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
+    assert [(d.column, d.severity) for d in found] == [(11, "warning"), (38, "error")]

@@ -4,6 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint.analysis import framework
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
@@ -15,7 +16,8 @@ class DropoutPositionalKeepProb(Rule):
     `keep_prob=` keyword. An error where the argument reads as PyTorch's drop rate (a literal under 0.5, or a
     name that says drop or rate: `nn.Dropout(config.hidden_dropout)`); a warning, for the deprecation only, where
     it reads as the probability to keep (`keep_prob=0.9`, `nn.Dropout(0.9)`, `nn.Dropout(1 - rate)`): that code
-    works as intended on 2.10.
+    works as intended on 2.10. A warning too for a name the function assigns once, to 0.5
+    (`dropout_ratio = 0.5`): keeping or zeroing half is the same.
 
     ## Why it matters in graph mode
     In MindSpore 2.10 the first parameter of `nn.Dropout` is still `keep_prob`, the probability of **keeping** an
@@ -74,6 +76,8 @@ class DropoutPositionalKeepProb(Rule):
         kept = _number(value)
         call = f"{ctx.text(node.func)}({ctx.text(value) if node.args else 'keep_prob=' + ctx.text(value)})"
         drop_rate = bool(node.args) and _reads_as_drop_rate(ctx.text(value), kept)
+        if drop_rate and kept is None and _local_literal(ctx, node, value) == 0.5:
+            drop_rate = False  # `dropout_ratio = 0.5` just above: keeping or zeroing half is the same
         if drop_rate:
             meaning = "the first argument is `keep_prob` in MindSpore, not PyTorch's `p`"
         else:
@@ -116,6 +120,19 @@ def _reads_as_drop_rate(text: str, kept: Optional[float]) -> bool:
         return False
     last = words.rpartition(".")[2]
     return "drop" in last or "rate" in last or last == "p"
+
+
+def _local_literal(ctx, call: ast.Call, value: ast.expr) -> Optional[float]:
+    """The number a local name holds when the function around `call` assigns it exactly once, a literal."""
+    function = enclosing_function(call)
+    if not isinstance(value, ast.Name) or function is None or isinstance(function, ast.Lambda):
+        return None
+    assigned = [n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                and any(isinstance(t, ast.Name) and t.id == value.id
+                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    if len(assigned) != 1 or not isinstance(assigned[0], ast.Assign):
+        return None
+    return _number(assigned[0].value)
 
 
 def _number(expr: ast.expr) -> Optional[float]:
