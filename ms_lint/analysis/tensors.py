@@ -357,12 +357,20 @@ class TensorValues:
             return {}
         kinds: Dict[str, str] = {}
         for call in sites:
-            if self.tensors.under_construction(enclosing_function(call)) or any(
-                    isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-                return {}  # a recursive helper, or *args/**kwargs: fall back to the usage heuristics
+            if self.tensors.under_construction(enclosing_function(call)) or any(k.arg is None for k in call.keywords):
+                return {}  # a recursive helper, or **kwargs: fall back to the usage heuristics
             values = self.tensors(call)
             explicit_self = bound and isinstance(call.func, ast.Attribute) and not _is_bound_call(call.func)
             arguments = call.args[1:] if explicit_self else call.args
+            starred = next((i for i, a in enumerate(arguments) if isinstance(a, ast.Starred)), None)
+            if starred is not None:
+                spread: Any = arguments[starred]
+                if values.derives(spread.value):
+                    return {}  # `*tensors`: which parameter gets what is not known
+                # `*x.shape[2:]`, `*hw_shape` of a shape: every parameter from there on gets a Python value
+                for name in positional[starred:]:
+                    kinds.setdefault(name, "scalar")
+                arguments = arguments[:starred]
             mapped = list(zip(positional, arguments)) + [(k.arg, k.value) for k in call.keywords]
             for name, value in mapped:
                 if values.derives(value):
