@@ -143,23 +143,47 @@ class TensorValues:
             if isinstance(func, ast.Attribute) and func.attr in HOST_CONVERSIONS and not self.is_self(func.value):
                 return True
             qualname = self.graph.names.qualname(func)
-            return framework.is_host_numeric(qualname) or qualname in ("builtins.int", "builtins.float",
-                                                                       "builtins.bool", "builtins.list")
+            if framework.is_host_numeric(qualname) or qualname in ("builtins.int", "builtins.float",
+                                                                   "builtins.bool", "builtins.list"):
+                return True
+            return self._plain_function_of_host_data(expr, qualname, depth)
         if isinstance(expr, ast.Name):
             definition = self._reaching_definition(expr)
             value = definition[1] if definition else None
+            if isinstance(value, (ast.For, ast.comprehension)):
+                return self.on_host(value.iter, depth + 1)  # `for n in lengths.tolist():`
             return isinstance(value, ast.expr) and self.on_host(value, depth + 1)
+        if isinstance(expr, (ast.List, ast.Tuple)):
+            values = [e for e in expr.elts if not isinstance(e, ast.Constant)]
+            return bool(values) and all(self.on_host(e, depth + 1) or not self.derives(e) for e in values) \
+                and any(self.on_host(e, depth + 1) for e in values)
+        if isinstance(expr, ast.IfExp):  # `mask.sum(-1).tolist() if mask is not None else [n] * b`
+            return self.on_host(expr.body, depth + 1) and (self.on_host(expr.orelse, depth + 1)
+                                                           or not self.derives(expr.orelse))
         element = self._literal_element(expr) if isinstance(expr, ast.Subscript) else None
         if element is not None:
             return self.on_host(element, depth + 1)
         if isinstance(expr, (ast.Subscript, ast.Attribute)):
             return self.on_host(expr.value, depth + 1)
-        if isinstance(expr, ast.BinOp):  # host data with host data or a literal (`t.item() - 1`)
+        if isinstance(expr, ast.BinOp):  # host data with host data or Python values (`t.item() - (k - 1)`)
             operands = [o for o in (expr.left, expr.right) if not isinstance(o, ast.Constant)]
-            return bool(operands) and all(self.on_host(o, depth + 1) for o in operands)
+            hosted = [self.on_host(o, depth + 1) for o in operands]
+            return any(hosted) and all(h or not self.derives(o) for h, o in zip(hosted, operands))
         if isinstance(expr, ast.UnaryOp):
             return self.on_host(expr.operand, depth + 1)
         return False
+
+    def _plain_function_of_host_data(self, call: ast.Call, qualname: Optional[str], depth: int) -> bool:
+        """A function of the module's own (not MindSpore, not a Cell, not a method of `self`) given host data
+        and Python values only: what it returns stays on the host (`compute_num_masked_span(length)`)."""
+        func = call.func
+        if func.__class__ is not ast.Name or (qualname is not None and (
+                qualname.startswith("mindspore") or framework.returns_tensor(qualname)
+                or self.graph.is_cell_class(qualname))):
+            return False  # (no qualified name: a def local to the function)
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        derived = [a for a in arguments if self.derives(a)]
+        return bool(derived) and all(self.on_host(a, depth + 1) for a in derived)
 
     def is_graph_tensor(self, expr: ast.AST) -> bool:
         """A tensor in the graph (not converted to host data)."""

@@ -67,8 +67,11 @@ class NumpyConstantInGraph(Rule):
                 or qualname.count(".") != 1:
             return
         tensors = ctx.tensors(node)
-        if any(tensors.derives(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if any(tensors.derives(a) for a in arguments):
             return  # numpy on tensor data: MSL001
+        if any(isinstance(a, ast.Name) and _filled_in_place(ctx, node, a.id) for a in arguments):
+            return  # `np.array(spans)` after `spans.append(...)` in a loop: not a constant
         yield self.report(ctx, node, call=ctx.text(node.func), fix=self._hoist(ctx, node))
 
     def _hoist(self, ctx, node: ast.Call) -> Optional[Fix]:
@@ -117,3 +120,13 @@ def _method(class_node: ast.ClassDef, name: str):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
             return stmt
     return None
+
+
+def _filled_in_place(ctx, node: ast.Call, name: str) -> bool:
+    """Does the function around `node` call `<name>.append/extend/insert(...)`?"""
+    function = enclosing_function(node)
+    if function is None:
+        return False
+    return any(isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "extend", "insert")
+               and isinstance(call.func.value, ast.Name) and call.func.value.id == name
+               for call in ctx.walk.nodes_of(function).calls)

@@ -93,8 +93,9 @@ class NumpyInGraph(Rule):
             return  # numpy.random is MSL004 (frozen at compile time)
         tensors = ctx.tensors(node)
         arguments = [*node.args, *(k.value for k in node.keywords)]
-        if not any(tensors.derives(a) and not _held_array(tensors, a) for a in arguments):
-            return  # no tensor data, or only arrays converted earlier (`h = x.asnumpy()`: MSL003's finding)
+        if not any(tensors.derives(a) and not _held_array(tensors, a)
+                   and not (tensors.on_host(a) and not _has_host_copy(a)) for a in arguments):
+            return  # no tensor data, or only host data converted earlier (`h = x.asnumpy()`: MSL003's finding)
         shown = ctx.text(node.func)
         function = qualname.rpartition(".")[2]
         if qualname.startswith("numpy.") and function in FAILING_REDUCTIONS and any(
