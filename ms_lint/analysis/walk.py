@@ -342,7 +342,7 @@ def all_statements(body: List[ast.stmt], rows: Optional[List[int]] = None) -> It
     while stack:
         stmt = stack.pop()
         yield stmt
-        if rows is not None:
+        if rows is not None and not isinstance(stmt, ast.match_case):  # a case has no position of its own
             index = bisect.bisect_right(rows, stmt.lineno)
             if index == len(rows) or rows[index] > (stmt.end_lineno or stmt.lineno):
                 continue
