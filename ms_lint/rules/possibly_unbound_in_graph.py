@@ -1,0 +1,238 @@
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from ms_lint.rule import Rule
+
+_TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_LOOP_MESSAGE = ("The local variable '{name}' defined in the '{loop}' loop body cannot be used outside of the loop "
+                 "body")
+_BRANCH_MESSAGE = "The local variable '{name}' is not defined in false branch, but defined in true branch"
+
+
+class PossiblyUnboundInGraph(Rule):
+    """
+    ## What it does
+    Finds a local variable of a graph-compiled function that is read after an `if` statement which assigns it in
+    some branches only, or after a `for`/`while` loop which assigns it only in its body, when nothing assigns it
+    before. Branches that end in `return`, `raise`, `break` or `continue` do not fall through, so they need not
+    assign it.
+
+    Not reported: an `if` whose test is made of the Cell's attributes and literals (`if self.use_bias:`, `if not
+    self.training:`, `if self.grid_size > 1:`): MindSpore folds it before it joins the branches (measured), and
+    variables read only inside the branch or loop that assigns them.
+
+    ## Why it matters in graph mode
+    The graph compiler joins both branches of an `if` (the one not taken too) and the paths around a loop, and
+    needs every variable read after the join to exist on each path. Measured on MindSpore 2.10 (CPU, LAX and STRICT
+    alike), while PyNative runs the same code: `if x.sum() > 0: y = x * 2` then `return y` fails with
+    `UnboundLocalError: The local variable 'y' is not defined in false branch, but defined in true branch.`, so do
+    an `if`/`elif` chain without `else` (CBAM's pooling types, even over a constant list of strings) and `if m is
+    not None:`; `for i in range(3): y = x * i` then `return y` (any loop: over a range, a `CellList`, a `while`)
+    fails with `UnboundLocalError: The local variable 'y' defined in the 'for' loop body cannot be used outside of
+    the loop body.`
+
+    ## Example
+    ```python
+    class Gate(nn.Cell):
+        def construct(self, x):
+            for kind in self.pool_types:
+                if kind == "avg":
+                    pooled = self.avg(x)
+                elif kind == "max":
+                    pooled = self.max(x)
+                x = x + pooled
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    class Gate(nn.Cell):
+        def construct(self, x):
+            for kind in self.pool_types:
+                pooled = x
+                if kind == "avg":
+                    pooled = self.avg(x)
+                elif kind == "max":
+                    pooled = self.max(x)
+                x = x + pooled
+            return x
+    ```
+
+    ## Fix
+    None: the value the variable should have on the other path is the author's choice.
+    """
+
+    code = "MSL025"
+    name = "possibly-unbound-in-graph"
+    severity = "error"
+    scope = "graph"
+    message = ("`{variable}` is read here but assigned only {where} (line {line}) in graph code reached from "
+               "`{entry}`: MindSpore rejects the function (`UnboundLocalError: {compiler}.`)")
+
+    def visit_function_def(self, node: ast.FunctionDef, ctx):
+        if not ctx.graph.is_compiled(node):
+            return
+        flow = _Flow(node)
+        flow.block(node.body, set(flow.parameters))
+        for read, (variable, where, line, compiler) in flow.reports.items():
+            yield self.report(ctx, read, variable=variable, where=where, line=line, compiler=compiler)
+
+
+class _Flow:
+    """Definite assignment over one function body, statement by statement: which locals every path that reaches a
+    statement has assigned (`defined`), and which an `if` or a loop assigned on some paths only (`partial`)."""
+
+    def __init__(self, function: ast.FunctionDef):
+        arguments = function.args
+        self.parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                           arguments.vararg, arguments.kwarg) if a is not None}
+        self.locals = _assigned_names(function.body)
+        self.partial: Dict[str, Tuple[str, int, str]] = {}  # name -> (where, line, the compiler's words)
+        self.reports: Dict[ast.Name, Tuple[str, str, int, str]] = {}
+        self.reported: Set[str] = set()
+
+    def block(self, statements: List[ast.stmt], defined: Set[str]) -> Tuple[Set[str], bool]:
+        """The names defined after the block, and whether it always ends in return/raise/break/continue."""
+        for stmt in statements:
+            defined, ends = self.statement(stmt, defined)
+            if ends:
+                return defined, True
+        return defined, False
+
+    def statement(self, stmt: ast.stmt, defined: Set[str]) -> Tuple[Set[str], bool]:
+        if isinstance(stmt, ast.If):
+            self.reads(stmt.test, defined)
+            body, body_ends = self.block(stmt.body, set(defined))
+            orelse, orelse_ends = self.block(stmt.orelse, set(defined))
+            if _folded(stmt.test):
+                return defined | body | orelse, body_ends and orelse_ends
+            paths = [names for names, ends in ((body, body_ends), (orelse, orelse_ends)) if not ends]
+            joined = set.intersection(*paths) if paths else defined | body | orelse
+            for name in (body | orelse) - joined - defined:
+                self.partial.setdefault(name, ("in some branches of the `if`", stmt.lineno,
+                                               _BRANCH_MESSAGE.format(name=name)))
+            return joined, not paths
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            loop = "while" if isinstance(stmt, ast.While) else "for"
+            self.reads(stmt.test if isinstance(stmt, ast.While) else stmt.iter, defined)
+            inside = set(defined)
+            if not isinstance(stmt, ast.While):
+                inside |= _target_names(stmt.target)
+            body, _ = self.block(stmt.body, inside)
+            for name in body - defined:
+                self.partial.setdefault(name, (f"in the body of the `{loop}` loop", stmt.lineno,
+                                               _LOOP_MESSAGE.format(name=name, loop=loop)))
+            after, _ = self.block(stmt.orelse, set(defined))
+            return after, False
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                self.reads(item.context_expr, defined)
+                if item.optional_vars is not None:
+                    defined = defined | _target_names(item.optional_vars)
+            return self.block(stmt.body, defined)
+        if isinstance(stmt, (ast.Try, *_TRY_STAR)):
+            return defined | _assigned_names([stmt]), False  # MSL020's: the parser rejects `try` anyway
+        if isinstance(stmt, _SCOPES):
+            for decorator in getattr(stmt, "decorator_list", ()):
+                self.reads(decorator, defined)
+            return defined | {stmt.name}, False
+        self.reads(stmt, defined)
+        if isinstance(stmt, _TERMINATORS):
+            return defined, True
+        return defined | _assigned_by(stmt), False
+
+    def reads(self, node: ast.AST, defined: Set[str]) -> None:
+        for name in _loads(node):
+            if name.id in defined or name.id in self.reported or name.id not in self.partial \
+                    or name.id not in self.locals:
+                continue
+            where, line, compiler = self.partial[name.id]
+            self.reports[name] = (name.id, where, line, compiler)
+            self.reported.add(name.id)  # one finding per variable: the first read
+
+
+def _folded(test: ast.expr) -> bool:
+    """A test made of the Cell's attributes and literals only (`if self.use_bias:`, `if self.grid_size > 1:`,
+    `if self.mix_token and self.training:`): MindSpore folds the `if` before joining its branches (measured;
+    a loop variable over a constant list is not folded)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _folded(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return all(_folded(value) for value in test.values)
+    if isinstance(test, ast.Compare):
+        return all(_folded(value) for value in (test.left, *test.comparators))
+    return isinstance(test, ast.Constant) or (
+        isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self")
+
+
+def _loads(node: ast.AST) -> Iterator[ast.Name]:
+    """The names a statement or expression reads when it runs (not inside nested defs, lambdas or classes, and
+    not a comprehension's own variables)."""
+    stack: List[ast.AST] = [node]
+    own: Set[str] = set()
+    while stack:
+        current = stack.pop()
+        if isinstance(current, _SCOPES) and current is not node:
+            continue
+        if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            for generator in current.generators:  # before the element, which comes first in the walk
+                own |= _target_names(generator.target)
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Load) and current.id not in own:
+            yield current
+        if isinstance(current, ast.AugAssign) and isinstance(current.target, ast.Name):
+            yield current.target  # `y += 1` reads `y` first
+        stack.extend(reversed(list(ast.iter_child_nodes(current))))
+
+
+def _assigned_by(stmt: ast.stmt) -> Set[str]:
+    """The names one simple statement binds."""
+    names: Set[str] = set()
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            names |= _target_names(target)
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and (stmt.value is not None
+                                                               or isinstance(stmt, ast.AugAssign)):
+        names |= _target_names(stmt.target)
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        names |= {(a.asname or a.name).partition(".")[0] for a in stmt.names}
+    elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
+        names |= set(stmt.names)
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.NamedExpr):
+            names |= _target_names(node.target)
+    return names
+
+
+def _assigned_names(statements: List[ast.stmt]) -> Set[str]:
+    """Every name the statements bind anywhere (not in nested scopes): the function's locals."""
+    names: Set[str] = set()
+    stack: List[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            names.add(getattr(node, "name", ""))
+            continue
+        if isinstance(node, ast.stmt):
+            names |= _assigned_by(node)
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            names |= _target_names(node.target)
+        if isinstance(node, ast.withitem) and node.optional_vars is not None:
+            names |= _target_names(node.optional_vars)
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _target_names(target: Optional[ast.AST]) -> Set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_target_names(e) for e in target.elts)) if target.elts else set()
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return set()
+
+
+_TRY_STAR = tuple(getattr(ast, name) for name in ("TryStar",) if hasattr(ast, name))

@@ -1,0 +1,59 @@
+"""MSL025: 2.10 joins both branches of an `if` and the paths around a loop; a local assigned on some only fails."""
+from __future__ import annotations
+
+import pytest
+
+from ms_lint.engine import Linter
+from ms_lint.settings import Settings
+from ms_lint.source import SourceFile
+
+# (name, construct body, does GRAPH_MODE reject it). PyNative runs every one of them.
+CASES = [
+    ("TensorIf", "if x.sum() > 0:\n    y = x * 2\nreturn y", True),
+    ("ElifOverConstantList", "t = x\nfor kind in ['avg', 'max']:\n    if kind == 'avg':\n        y = x * 2\n"
+                             "    elif kind == 'max':\n        y = x * 3\n    t = t + y\nreturn t", True),
+    ("ForBody", "for i in range(3):\n    y = x * i\nreturn y", True),
+    ("WhileBody", "i = 0\nwhile i < 3:\n    y = x * i\n    i += 1\nreturn y", True),
+    ("BoolArgument", "if flag:\n    y = x * 2\nif flag:\n    return x + y\nreturn x", True),
+    ("IsNoneArgument", "if m is None:\n    y = x * 2\nif m is None:\n    return y\nreturn x", True),
+    ("BothBranches", "if x.sum() > 0:\n    y = x * 2\nelse:\n    y = x\nreturn y", False),
+    ("OtherBranchReturns", "if x.sum() > 0:\n    y = x * 2\nelse:\n    return x\nreturn y", False),
+    ("AssignedBefore", "y = x\nif x.sum() > 0:\n    y = x * 2\nreturn y", False),
+    ("ReadInside", "if x.sum() > 0:\n    y = x * 2\n    x = y + 1\nreturn x", False),
+    ("AttributeFlag", "if self.flag:\n    y = x * 2\nreturn y", False),
+    ("AttributeCompare", "if self.grid > 1:\n    y = x * 2\nif self.grid > 1:\n    x = x + y\nreturn x", False),
+]
+TEMPLATE = """
+from mindspore import nn
+
+
+class {name}(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.flag = True
+        self.grid = 2
+
+    def construct(self, x, m=None, flag=True):
+{body}
+"""
+
+
+def _source(name: str, body: str) -> str:
+    return TEMPLATE.format(name=name, body="\n".join("        " + line for line in body.splitlines()))
+
+
+@pytest.mark.parametrize("name, body, rejected", CASES, ids=[case[0] for case in CASES])
+def test_msl025_fires_exactly_where_graph_mode_rejects_the_join(oracle, name, body, rejected):
+    source = _source(name, body)
+    x = oracle.tensor([1.0, 2.0])
+    for mode in ("lax", "strict"):
+        outcome = oracle.call(mode, getattr(oracle.load(source), name)(), x)
+        if rejected:
+            assert not outcome.ok and outcome.error_type == "UnboundLocalError", (mode, outcome.message)
+            assert "not defined in false branch" in outcome.message or "loop body" in outcome.message
+        else:
+            assert outcome.ok, (mode, outcome.message)
+    assert oracle.call("pynative", getattr(oracle.load(source), name)(), x).ok
+    found = Linter(Settings(select=("MSL025",))).lint_source(
+        SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
+    assert bool(found) == rejected, [d.message for d in found]
