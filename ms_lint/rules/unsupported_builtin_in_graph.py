@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import ast
+from typing import Any
 
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Rule
 
 # Builtins the graph compiler runs only through JIT Fallback: on tensor data they need LAX.
@@ -15,7 +17,7 @@ class UnsupportedBuiltinInGraph(Rule):
     """
     ## What it does
     Finds `sorted`, `set`, `frozenset`, `id`, `hash` and `iter` applied to tensor data in graph-compiled code,
-    and `eval`/`exec` anywhere in graph code.
+    `eval`/`exec` anywhere in graph code, and `map` over a closure of the function's locals.
 
     ## Why it matters in graph mode
     Measured on MindSpore 2.10 (CPU):
@@ -32,6 +34,11 @@ class UnsupportedBuiltinInGraph(Rule):
     * `eval("x * 2")` raises `NameError: name 'x' is not defined` at both levels (the evaluated code cannot see
       the graph's locals) and `exec(...)` fails under STRICT (`RuntimeError: The third argument should be a
       dictionary`): always an error.
+
+    * `map(f, ...)` whose function is a lambda or a nested def reading a local of the enclosing function
+      (`sum(map(lambda attn: attn(x), self.attentions))`) fails at both levels: `RuntimeError: The Map operator
+      don't support Closure with free variable yet.`; a lambda without free variables, one reading only `self`,
+      a named function, and the comprehension `[attn(x) for attn in self.attentions]` compile.
 
     The same builtins on constants and literals (`sorted([3, 1, 2])`, `set([1, 2])`, `hash(3)`) compile at
     both levels, as do `len`, `range`, `isinstance`, `zip`, `enumerate`, `min`/`max`, `int`/`float`, `.item()`;
@@ -61,7 +68,7 @@ class UnsupportedBuiltinInGraph(Rule):
     severity = "level"
     scope = "graph"
     message = "`{call}` in graph code reached from `{entry}`: {consequence}"
-    call_names = frozenset({"eval", "exec", "iter"}) | FALLBACK_BUILTINS
+    call_names = frozenset({"eval", "exec", "iter", "map"}) | FALLBACK_BUILTINS
 
     def visit_call(self, node: ast.Call, ctx):
         qualname = ctx.names.qualname(node.func) or ""
@@ -72,6 +79,14 @@ class UnsupportedBuiltinInGraph(Rule):
         if builtin in ("eval", "exec"):
             yield self.report(ctx, node, severity="error", call=call,
                               consequence="the evaluated code cannot see the graph's local variables")
+            return
+        if builtin == "map":
+            free = _free_local(ctx, node)
+            if free is not None:
+                yield self.report(ctx, node, severity="error", call=call,
+                                  consequence=f"its function reads `{free}`, a local of the enclosing function: "
+                                              "MindSpore rejects it (`RuntimeError: The Map operator don't support "
+                                              "Closure with free variable yet.`); use a comprehension")
             return
         if builtin != "iter" and builtin not in FALLBACK_BUILTINS:
             return
@@ -91,6 +106,35 @@ class UnsupportedBuiltinInGraph(Rule):
                                   consequence=f"fails to compile at the STRICT syntax level because it names the "
                                               f"tensor `{named.id}` (compute `{ctx.text(arguments[0])}` into a "
                                               f"local first)")
+
+
+def _free_local(ctx, call: ast.Call):
+    """The first local of the function around `call` that the function given to `map` reads (a lambda, or a def
+    nested in that function), or None. `self` is no free variable to the compiler (measured: `map(lambda t: t *
+    self.scale, ...)` compiles)."""
+    if not call.args:
+        return None
+    mapped: Any = call.args[0]
+    outer = enclosing_function(call)
+    if outer is None or isinstance(outer, ast.Lambda):
+        return None
+    if isinstance(mapped, ast.Name):
+        mapped = next((s for s in ast.walk(outer) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and s.name == mapped.id and s is not outer), None)
+    if not isinstance(mapped, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    arguments = mapped.args
+    own = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
+                           arguments.kwarg) if a is not None}
+    body = [mapped.body] if isinstance(mapped, ast.Lambda) else mapped.body
+    own |= {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    outer_locals = ctx.names.local_names(outer) - {self_parameter(outer)}
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in own \
+                    and node.id in outer_locals:
+                return node.id
+    return None
 
 
 def _holds_tensor_data(ctx, tensors, expr: ast.AST, depth: int = 0) -> bool:

@@ -120,3 +120,61 @@ def test_msl009_exec_fails_under_strict(oracle):
     outcome = oracle.compile("strict", cells.Exec(), oracle.tensor([1.0, 2.0]))
     assert not outcome.ok and outcome.error_type == "RuntimeError"
     assert "The third argument should be a dictionary" in outcome.message
+
+
+MAP_CELLS = """
+from mindspore import nn, ops
+
+
+class Closure(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.ReLU(), nn.ReLU()])
+
+    def construct(self, x):
+        return sum(map(lambda layer: layer(x), self.layers))
+
+
+class NestedDef(nn.Cell):
+    def construct(self, x):
+        def double(t):
+            return t * x
+        return sum(map(double, (x, x)))
+
+
+class ReadsSelf(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = 2.0
+
+    def construct(self, x):
+        return sum(map(lambda t: t * self.scale, (x, x)))
+
+
+class Named(nn.Cell):
+    def construct(self, x):
+        return sum(map(ops.relu, (x, x)))
+
+
+class Comprehension(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.ReLU(), nn.ReLU()])
+
+    def construct(self, x):
+        return sum([layer(x) for layer in self.layers])
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl009_map_over_a_closure_of_locals_fails_and_the_rest_compiles(oracle, mode):
+    """Axial attention's `sum(map(lambda attn: attn(x), self.axial_attentions))`, found by building community
+    Cells (issue 19); the comprehension is the fix the message suggests."""
+    cells = oracle.load(MAP_CELLS)
+    x = oracle.tensor([1.0, -2.0])
+    for cell in (cells.Closure, cells.NestedDef):
+        outcome = oracle.call(mode, cell(), x)
+        assert not outcome.ok and "The Map operator don't support Closure with free variable yet" in outcome.message
+        assert oracle.call("pynative", cell(), x).ok
+    for cell in (cells.ReadsSelf, cells.Named, cells.Comprehension):
+        assert oracle.call(mode, cell(), x).ok
