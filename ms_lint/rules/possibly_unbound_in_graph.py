@@ -21,8 +21,9 @@ class PossiblyUnboundInGraph(Rule):
     assign it.
 
     Not reported: an `if` whose test is made of the Cell's attributes and literals (`if self.use_bias:`, `if not
-    self.training:`, `if self.grid_size > 1:`): MindSpore folds it before it joins the branches (measured), and
-    variables read only inside the branch or loop that assigns them.
+    self.training:`, `if self.grid_size > 1:`): MindSpore folds it before it joins the branches (measured; an
+    attribute of another object, `if self.config.use_cache:`, is not folded and fails), and variables read only
+    inside the branch or loop that assigns them.
 
     ## Why it matters in graph mode
     The graph compiler joins both branches of an `if` (the one not taken too) and the paths around a loop, and

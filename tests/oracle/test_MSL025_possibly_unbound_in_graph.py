@@ -16,6 +16,7 @@ CASES = [
     ("WhileBody", "i = 0\nwhile i < 3:\n    y = x * i\n    i += 1\nreturn y", True),
     ("BoolArgument", "if flag:\n    y = x * 2\nif flag:\n    return x + y\nreturn x", True),
     ("IsNoneArgument", "if m is None:\n    y = x * 2\nif m is None:\n    return y\nreturn x", True),
+    ("AttributeOfAConfig", "if self.config.use_extra:\n    y = x * 2\nreturn y", True),
     ("BothBranches", "if x.sum() > 0:\n    y = x * 2\nelse:\n    y = x\nreturn y", False),
     ("OtherBranchReturns", "if x.sum() > 0:\n    y = x * 2\nelse:\n    return x\nreturn y", False),
     ("AssignedBefore", "y = x\nif x.sum() > 0:\n    y = x * 2\nreturn y", False),
@@ -27,11 +28,16 @@ TEMPLATE = """
 from mindspore import nn
 
 
+class Config:
+    use_extra = True
+
+
 class {name}(nn.Cell):
     def __init__(self):
         super().__init__()
         self.flag = True
         self.grid = 2
+        self.config = Config()
 
     def construct(self, x, m=None, flag=True):
 {body}
