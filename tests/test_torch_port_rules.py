@@ -212,10 +212,13 @@ def test_msl006_weight_free_layers_built_in_graph_code_are_warnings():
             def construct(self, x):
                 x = x / nn.Norm(axis=-1, keep_dims=True)(x)
                 x = x + nn.Range(0, 4, 1)()
+                x = nn.Conv2d(4, 4, 1, weight_init="ones")(x)
+                x = nn.Conv2d(4, 4, 1, weight_init="normal")(x)
                 return nn.Dense(4, 4)(x)
         ''')
     found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
-    assert [(d.row, d.severity) for d in found] == [(6, "warning"), (7, "warning"), (8, "error")]
+    assert [(d.row, d.severity) for d in found] == [(6, "warning"), (7, "warning"), (8, "warning"), (9, "error"),
+                                                    (10, "error")]
 
 
 def test_msl034_a_training_wrapper_keeping_its_networks_parameters_is_a_warning():

@@ -41,8 +41,10 @@ class CellCreatedInGraph(Rule):
     mode and PyNative alike (measured). Framework layers without weights or a training mode (`nn.ReLU`,
     `nn.Softmax`, pooling, padding, losses) compute the right result (measured for Softmax, ReLU, AvgPool2d),
     and so do project Cells without weights (no Parameter, only weight-free layers inside): these are warnings
-    only (the layer is rebuilt at every compilation). `ops` primitives (`ops.ReLU()(x)`) and functional `ops.*`
-    are not Cells: not reported.
+    only (the layer is rebuilt at every compilation). So is a layer whose `weight_init` draws nothing (a tensor,
+    `"ones"`, `Constant(...)`) and which has no random bias: `nn.Conv2d(1, 1, 3, weight_init=sobel)` computes
+    the same fixed filter at every call (its weights are never trained, which such code means). `ops`
+    primitives (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
 
     ## Example
     ```python
@@ -88,6 +90,10 @@ class CellCreatedInGraph(Rule):
             severity, consequence = "warning", "it holds no weights, so it works, but it is rebuilt at every compile"
         elif layer.startswith(_TRAINING_LAYERS):
             consequence = "it is created in eval mode and `set_train()` never reaches it"
+        elif _fixed_weights(node, layer):
+            severity, consequence = "warning", ("its `weight_init` fixes the weights, so each call computes the "
+                                                "same fixed filter, but it is rebuilt at every compile and never "
+                                                "trained")
         yield self.report(ctx, node, severity=severity, cell=ctx.text(node.func), consequence=consequence,
                           fix=self._hoist(ctx, node, qualname))
 
@@ -160,3 +166,30 @@ def _attribute_name(ctx, owner, class_name: str) -> str:
         counter += 1
         name = f"{base}_{counter}"
     return name
+
+
+# initializer names that draw at random (`nn.Conv2d`'s default, None, is HeUniform)
+_RANDOM_INITS = frozenset({"normal", "uniform", "heuniform", "henormal", "xavieruniform", "xaviernormal",
+                           "truncatednormal", "he_uniform", "he_normal", "xavier_uniform", "xavier_normal",
+                           "truncated_normal", "orthogonal", "sparse", "dirac"})
+
+
+def _fixed_weights(call: ast.Call, layer: str) -> bool:
+    """A layer built with a `weight_init` that draws nothing (a tensor, "ones", `Constant(...)`) and no random
+    bias: `nn.Conv2d(1, 1, 3, weight_init=sobel)` computes the same thing at every call."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    init = keywords.get("weight_init")
+    if init is None:
+        return False
+    if isinstance(init, ast.Constant):
+        if not isinstance(init.value, str) or init.value.lower() in _RANDOM_INITS:
+            return False
+    elif isinstance(init, ast.Call):
+        name = init.func.attr if isinstance(init.func, ast.Attribute) else getattr(init.func, "id", "")
+        if name.lower() in _RANDOM_INITS or name.replace("_", "").lower() in _RANDOM_INITS:
+            return False
+    bias = keywords.get("has_bias")
+    bias_init = keywords.get("bias_init")
+    no_bias = isinstance(bias, ast.Constant) and bias.value is False
+    # a convolution has no bias unless asked (`has_bias=False` by default); a Dense draws one
+    return no_bias or bias_init is not None or (bias is None and layer.startswith("Conv"))

@@ -96,3 +96,26 @@ def test_msl006_inline_parameter_free_layer_matches_pynative(oracle, mode, cell)
     eager = oracle.call("pynative", getattr(cells, cell)(), x)
     assert graph.ok and eager.ok, (graph.message, eager.message)
     assert np.allclose(graph.value.asnumpy(), eager.value.asnumpy())
+
+
+FIXED_FILTER = """
+from mindspore import nn
+
+
+class FixedFilter(nn.Cell):
+    def construct(self, x):
+        return nn.Conv2d(1, 1, 3, pad_mode="same", weight_init="ones")(x)
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl006_a_layer_with_a_fixed_weight_init_computes_the_same_filter_as_pynative(oracle, mode):
+    """The warning case of issue 19: no random draw to freeze, so every call matches PyNative."""
+    import numpy as np
+
+    cell = oracle.load(FIXED_FILTER).FixedFilter()
+    x = oracle.tensor(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
+    first, second = oracle.call(mode, cell, x), oracle.call(mode, cell, x)
+    eager = oracle.call("pynative", cell, x)
+    assert first.ok and second.ok and eager.ok
+    assert first.value.asnumpy().tolist() == second.value.asnumpy().tolist() == eager.value.asnumpy().tolist()
