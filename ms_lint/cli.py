@@ -118,6 +118,7 @@ def _check(args) -> int:
     for path in missing:
         print(f"ms-lint: error: {path}: no such file or directory", file=sys.stderr)
     linter = Linter(settings)
+    linter.index.judged_together = True  # the project rules see every file linted
     files = discover([p for p in args.paths if p not in missing], settings, force_exclude=args.force_exclude)
     for path in files:
         linter.index.add_file(path)

@@ -55,6 +55,7 @@ class MsLintChecker(BaseRawFileChecker):
         linter = self._linters.get(settings)
         if linter is None:
             linter = self._linters[settings] = Linter(settings)
+            linter.index.judged_together = True  # the project rules see every file linted
         return linter
 
     def process_module(self, node) -> None:

@@ -115,6 +115,7 @@ class _Worker:
 
     def __init__(self, settings: Settings, files: Sequence[str], cache_directory: Optional[str]):
         self.linter = Linter(settings)
+        self.linter.index.judged_together = True  # the project rules see every file linted
         for path in files:
             self.linter.index.add_file(path)
         self.cache = Cache(cache_directory, settings) if cache_directory else None

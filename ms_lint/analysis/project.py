@@ -293,6 +293,9 @@ class ProjectIndex:
         # (see `_scope_of`, module name) -> path: `find` is asked for every import
         self._found: Dict[Tuple[Optional[str], str], Optional[str]] = {}
         self._holders: Dict[str, List[str]] = {}  # first name of a module -> the roots holding it (see `_holds`)
+        self._paths: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # see `module`
+        # the CLI and pylint judge the project rules over every file they lint (see `is_linted`)
+        self.judged_together = False
         self.importer_root: Optional[str] = None  # the import root of the file being linted (see `importing`)
         self._set_outside: Optional[Tuple[int, FrozenSet[str]]] = None  # see `names_set_outside`
         self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `_holds`)
@@ -316,6 +319,7 @@ class ProjectIndex:
             self.roots.append(root)
             self._found.clear()  # a new root may hold modules not found before
             self._holders.clear()
+            self._paths.clear()
             self._kinds.clear()
 
     @contextlib.contextmanager
@@ -338,20 +342,22 @@ class ProjectIndex:
         summary.detach(self._class_node)
 
     def module(self, name: str) -> Optional[ModuleSummary]:
-        summary = self._module(name)
+        # asked some 100,000 times on mindone: the path by (importer's root, name), then the summary by path
+        key = (self.importer_root, name)
+        path = self._paths.get(key, "")
+        if path == "":
+            path = self._paths[key] = self.find(name)
+        summary = self._by_path.get(path) if path is not None else None
+        if summary is None and path is not None and path not in self._by_path:
+            summary = self._module(name, path)
         if self.consulted is not None:
             # the file the name resolves to, as the cache checks it (`find`): the summary of a linted module
             # carries the path it was linted under, often relative, which never matched and made a warm run
             # lint every module depending on an already linted one again
-            self.consulted[name] = (self.find(name) or summary.path) if summary is not None else None
+            self.consulted[name] = (path or summary.path) if summary is not None else None
         return summary
 
-    def _module(self, name: str) -> Optional[ModuleSummary]:
-        path = self.find(name)
-        if path is None:
-            return None
-        if path in self._by_path:
-            return self._by_path[path]
+    def _module(self, name: str, path: str) -> Optional[ModuleSummary]:
         try:
             source = read(path)
             tree = parse(source)
@@ -377,6 +383,16 @@ class ProjectIndex:
             self._kept_characters += len(source.text)
             while self._kept_characters > self._KEPT_CHARACTERS:
                 self._kept_characters -= len(self._kept.popitem(last=False)[1][0].text)
+
+    def is_linted(self, path: Optional[str]) -> bool:
+        """Is the file at `path` one this run lints and judges with the others (so its own facts will be known to
+        the project rules)? Never under flake8 and the language server, which judge each file alone."""
+        if path is None or not self.judged_together:
+            return False
+        with self._lock:
+            if self._absolute_files is None:
+                self._absolute_files = {os.path.abspath(file) for file in self._files}
+            return os.path.abspath(path) in self._absolute_files
 
     def take_tree(self, source: SourceFile) -> Optional[ast.Module]:
         """The tree a lookup parsed from this very text before the file's turn came, if kept: not parsed twice."""

@@ -116,7 +116,10 @@ class ScriptSeeds:
         about (an import cycle, the depth at which a module is first met)."""
         mentions = self._cache["mentions"]
         if module not in mentions:
-            mentions[module] = self._seed_within(module, _MENTION_DEPTH)
+            # a module this run lints has facts of its own, and the judge asks only about the others: no search
+            # (it parsed whole import chains on mindone)
+            linted = self.graph.index.is_linted(self.graph.index.find(module))
+            mentions[module] = not linted and self._seed_within(module, _MENTION_DEPTH)
         return mentions[module]
 
     def _seed_within(self, module: str, depth: int) -> bool:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ms_lint.rule import Rule
@@ -76,7 +77,7 @@ class PossiblyUnboundInGraph(Rule):
     def visit_function_def(self, node: ast.FunctionDef, ctx):
         if not ctx.graph.is_compiled(node):
             return
-        flow = _Flow(node)
+        flow = _Flow(node, ctx.walk.nodes_of(node).loads, ":=" in ctx.source.text)
         flow.block(node.body, set(flow.parameters))
         for read, (variable, where, line, compiler) in flow.reports.items():
             yield self.report(ctx, read, variable=variable, where=where, line=line, compiler=compiler)
@@ -86,14 +87,23 @@ class _Flow:
     """Definite assignment over one function body, statement by statement: which locals every path that reaches a
     statement has assigned (`defined`), and which an `if` or a loop assigned on some paths only (`partial`)."""
 
-    def __init__(self, function: ast.FunctionDef):
+    def __init__(self, function: ast.FunctionDef, loads: Dict[str, List[ast.Name]], walrus: bool):
         arguments = function.args
         self.parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                            arguments.vararg, arguments.kwarg) if a is not None}
-        self.locals = _assigned_names(function.body)
+        self.loads = loads  # the function's reads, by name (the walk's index)
+        self.walrus = walrus  # does the module use `:=` at all
         self.partial: Dict[str, Tuple[str, int, str]] = {}  # name -> (where, line, the compiler's words)
+        self.watched: List[int] = []  # sorted rows reading a name in `partial`: only they are walked (`reads`)
         self.reports: Dict[ast.Name, Tuple[str, str, int, str]] = {}
         self.reported: Set[str] = set()
+
+    def assigned_in_part(self, name: str, where: str, line: int, compiler: str) -> None:
+        if name in self.partial:
+            return
+        self.partial[name] = (where, line, compiler)
+        for read in self.loads.get(name, ()):
+            bisect.insort(self.watched, read.lineno)
 
     def block(self, statements: List[ast.stmt], defined: Set[str]) -> Tuple[Set[str], bool]:
         """The names defined after the block, and whether it always ends in return/raise/break/continue."""
@@ -113,8 +123,8 @@ class _Flow:
             paths = [names for names, ends in ((body, body_ends), (orelse, orelse_ends)) if not ends]
             joined = set.intersection(*paths) if paths else defined | body | orelse
             for name in (body | orelse) - joined - defined:
-                self.partial.setdefault(name, ("in some branches of the `if`", stmt.lineno,
-                                               _BRANCH_MESSAGE.format(name=name)))
+                self.assigned_in_part(name, "in some branches of the `if`", stmt.lineno,
+                                      _BRANCH_MESSAGE.format(name=name))
             return joined, not paths
         if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
             loop = "while" if isinstance(stmt, ast.While) else "for"
@@ -124,8 +134,8 @@ class _Flow:
                 inside |= _target_names(stmt.target)
             body, _ = self.block(stmt.body, inside)
             for name in body - defined:
-                self.partial.setdefault(name, (f"in the body of the `{loop}` loop", stmt.lineno,
-                                               _LOOP_MESSAGE.format(name=name, loop=loop)))
+                self.assigned_in_part(name, f"in the body of the `{loop}` loop", stmt.lineno,
+                                      _LOOP_MESSAGE.format(name=name, loop=loop))
             after, _ = self.block(stmt.orelse, set(defined))
             return after, False
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -143,12 +153,14 @@ class _Flow:
         self.reads(stmt, defined)
         if isinstance(stmt, _TERMINATORS):
             return defined, True
-        return defined | _assigned_by(stmt), False
+        return defined | _assigned_by(stmt, self.walrus), False
 
     def reads(self, node: ast.AST, defined: Set[str]) -> None:
+        first = bisect.bisect_left(self.watched, node.lineno)  # type: ignore[attr-defined]
+        if first == len(self.watched) or self.watched[first] > (node.end_lineno or node.lineno):  # type: ignore
+            return  # no read of a name assigned on some paths only: nothing to walk
         for name in _loads(node):
-            if name.id in defined or name.id in self.reported or name.id not in self.partial \
-                    or name.id not in self.locals:
+            if name.id in defined or name.id in self.reported or name.id not in self.partial:
                 continue
             where, line, compiler = self.partial[name.id]
             self.reports[name] = (name.id, where, line, compiler)
@@ -188,8 +200,8 @@ def _loads(node: ast.AST) -> Iterator[ast.Name]:
         stack.extend(reversed(list(ast.iter_child_nodes(current))))
 
 
-def _assigned_by(stmt: ast.stmt) -> Set[str]:
-    """The names one simple statement binds."""
+def _assigned_by(stmt: ast.stmt, walrus: bool = True) -> Set[str]:
+    """The names one simple statement binds (`:=` looked for only when the module has one)."""
     names: Set[str] = set()
     if isinstance(stmt, ast.Assign):
         for target in stmt.targets:
@@ -201,7 +213,7 @@ def _assigned_by(stmt: ast.stmt) -> Set[str]:
         names |= {(a.asname or a.name).partition(".")[0] for a in stmt.names}
     elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
         names |= set(stmt.names)
-    for node in ast.walk(stmt):
+    for node in ast.walk(stmt) if walrus else ():
         if isinstance(node, ast.NamedExpr):
             names |= _target_names(node.target)
     return names
