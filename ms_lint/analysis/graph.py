@@ -12,6 +12,7 @@ Built once per module and queried by every rule (docs/RULES.md, "Scope words"):
 from __future__ import annotations
 
 import ast
+import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
@@ -421,21 +422,18 @@ def _base_name(base: ast.expr) -> str:
     return base.id if isinstance(base, ast.Name) else ""
 
 
+# `mode=` given anything but PYNATIVE_MODE or 1 (not `pad_mode=`, not `mode ==`)
+_OTHER_MODE = re.compile(r"\bmode\s*=(?!=)\s*(?!(\w+\.)*PYNATIVE_MODE\b|1\b)")
+
+
 def _selects_pynative_only(tree: ast.Module, source_text: str) -> bool:
     """Does the module, when imported, set `set_context(mode=PYNATIVE_MODE)` (a statement of its body) and never
     select another mode anywhere?"""
     if "PYNATIVE" not in source_text and "mode=1" not in source_text:
         return False
-    at_import, other = False, False
-    for node in ast.walk(tree):
-        mode = _mode_set(node)
-        if mode is None:
-            continue
-        if mode != "pynative":
-            other = True
-        elif any(isinstance(stmt, ast.Expr) and stmt.value is node for stmt in tree.body):
-            at_import = True
-    return at_import and not other
+    if "GRAPH_MODE" in source_text or _OTHER_MODE.search(source_text):
+        return False  # another mode is (or may be) selected somewhere: as in the module's calls, conservatively
+    return any(isinstance(stmt, ast.Expr) and _mode_set(stmt.value) == "pynative" for stmt in tree.body)
 
 
 def _mode_set(node: ast.AST) -> Optional[str]:

@@ -408,7 +408,12 @@ class ProjectIndex:
     def find(self, name: str) -> Optional[str]:
         """The absolute path of the project module `name` as the file being linted imports it, or None."""
         head = name.partition(".")[0]
-        key = (self._scope_of(head), name)
+        holders = self._holders.get(head)
+        if holders is None:
+            holders = self._roots_holding(head)
+        if not holders:
+            return None  # most names asked about (`mindspore.ops`, `numpy`): no root holds them
+        key = (self.importer_root if len(holders) > 1 and self.importer_root in holders else None, name)
         if key in self._found:
             return self._found[key]
         found = None

@@ -39,6 +39,8 @@ def imported_files(ctx) -> List[str]:
             continue
         for name in names:
             parts = name.split(".") if name else []
+            if not parts or not index.may_hold(parts[0]):
+                continue  # `mindspore.nn`, `numpy`: no root of the project holds it
             for cut in range(1, len(parts) + 1):
                 path = index.find(".".join(parts[:cut]))
                 if path is not None:

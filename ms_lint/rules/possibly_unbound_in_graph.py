@@ -4,9 +4,11 @@ import ast
 import bisect
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
+from ms_lint.analysis.walk import all_statements
 from ms_lint.rule import Rule
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_BRANCHING = (ast.If, ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOP_MESSAGE = ("The local variable '{name}' defined in the '{loop}' loop body cannot be used outside of the loop "
                  "body")
@@ -75,8 +77,8 @@ class PossiblyUnboundInGraph(Rule):
                "`{entry}`: MindSpore rejects the function (`UnboundLocalError: {compiler}.`)")
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
-        if not ctx.graph.is_compiled(node):
-            return
+        if not ctx.graph.is_compiled(node) or not any(isinstance(s, _BRANCHING) for s in all_statements(node.body)):
+            return  # nothing assigns on some paths only
         flow = _Flow(node, ctx.walk.nodes_of(node).loads, ":=" in ctx.source.text)
         flow.block(node.body, set(flow.parameters))
         for read, (variable, where, line, compiler) in flow.reports.items():
