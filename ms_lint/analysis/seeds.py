@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.walk import parent_of, spelled_name
+from ms_lint.source import module_name
 
 INIT = frozenset({"mindspore.communication.init", "mindspore.communication.management.init"})
 PARALLEL_MODES = ("data_parallel", "semi_auto_parallel", "auto_parallel", "hybrid_parallel")
@@ -118,7 +119,10 @@ class ScriptSeeds:
         if module not in mentions:
             # a module this run lints has facts of its own, and the judge asks only about the others: no search
             # (it parsed whole import chains on mindone)
-            linted = self.graph.index.is_linted(self.graph.index.find(module))
+            path = self.graph.index.find(module)
+            # ...under the same name: `src.utils` of a directory without `__init__.py` is linted as `utils`, and
+            # the judge, which knows modules by the name they were linted under, asks about `src.utils`
+            linted = self.graph.index.is_linted(path) and module_name(path or "") == module
             mentions[module] = not linted and self._seed_within(module, _MENTION_DEPTH)
         return mentions[module]
 
