@@ -4,6 +4,7 @@ import ast
 from typing import Any, Optional
 
 from ms_lint.analysis.framework import INPLACE_METHODS
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
@@ -39,10 +40,13 @@ class InplaceOnSlice(Rule):
     Parameter unchanged** after the call, even when `construct` reads it afterwards, and `ops.assign(self.p[0:1],
     v)` is a silent no-op; no error, no warning. Which item assignments are lost depends on the index alone (not on
     reads, returns or loops): a single slice (`p[1:]`, `p[:]`, `p[::2]`), the Ellipsis alone (`p[...]`), a
-    boolean mask (`p[x > 0]`) and a pair of a Python int and a slice (`p[0, 1:]`) are lost, with `=` and `+=`
-    alike. Written through, and not reported: an int or tensor index (`p[i] = p[i] * 0.9 + v`, in a loop too), a
+    boolean mask (`p[x > 0]`) and an int followed by a slice and only `:` after it (`p[0, 1:]`, `p[0, 1:, :]`) are
+    lost, with `=` and `+=` alike. Written through, and not reported: an int or tensor index (`p[i] = p[i] * 0.9 + v`, in a loop too), a
     list of ints, nested subscripts (`p[1][1:]`) and every other tuple (`p[:, :, r:, :] = 0.0`, `p[1:, 0]`,
-    `p[0, ...]`, `p[0, 1:, 1:]`). A pair whose int is a tensor (`p[self.i, 1:]`) is written through too; one whose
+    `p[0, ...]`, `p[0, 1:, 1:]`). After a lost update, every later item assignment to the same Parameter in the
+    function is lost too, whatever its index (`self.h[1:] = self.h[:-1]; self.h[0] = a[0]` loses both: the
+    graph's `self.h` is a copy from then on). On Ascend the int-and-slice form is written through (MindSpore's
+    source; not measured here). A pair whose int is a tensor (`p[self.i, 1:]`) is written through too; one whose
     int is a Python variable (`p[self.k, 1:]`, lost) is not reported, as the source does not always tell the two
     apart. `x[1:].clamp_()` and `x[0].zero_()` fail to compile (`RuntimeError: Kernel select
     failed`). MindTorch documents the same: in-place operators on slices do not take effect.
@@ -110,7 +114,7 @@ class InplaceOnSlice(Rule):
 
     def _parameter_slice_update(self, ctx, statement, target, value, operator):
         parameter = self._parameter_of_slice(ctx, target)
-        if parameter is None or not _update_is_lost(target):
+        if parameter is None or not (_update_is_lost(target) or _after_a_lost_update(ctx, statement, target)):
             return  # an index 2.10 writes through (`self.p[i] = v`, `self.p[:, :, r:] = 0`: measured)
         yield self.report(ctx, statement, what=f"update of a slice of Parameter `{ctx.text(parameter)}`",
                           consequence="the update is silently lost, the Parameter keeps its value",
@@ -161,25 +165,54 @@ class InplaceOnSlice(Rule):
 
 
 def _update_is_lost(target: ast.Subscript) -> bool:
-    """Does 2.10 drop an item assignment to a Parameter with this index? Measured (GRAPH_MODE, LAX and STRICT
-    alike, `= value` and `+= value`): lost for a single slice (`p[1:]`, `p[:]`, `p[::2]`), the Ellipsis alone
-    (`p[...]`), a boolean mask (`p[x > 0]`) and a pair of a Python int and a slice (`p[0, 1:]`, `p[-1, :]`);
-    written through for an int or tensor index (`p[i]`, also in a loop), a list of ints, nested subscripts
-    (`p[1][1:]`) and other tuples (`p[:, :, r:, :]`, `p[1:, 0]`, `p[0, ...]`, `p[0, 1:, 1:]`)."""
+    """Does 2.10 drop an item assignment to a Parameter with this index? Measured (GRAPH_MODE on CPU, LAX and
+    STRICT alike, `=` and `+=`, 79 forms): lost for a single slice (`p[1:]`, `p[:]`, `p[::2]`), the Ellipsis alone
+    (`p[...]`), a boolean mask (`p[x > 0]`, `p[True]`) and an int followed by a slice of step 1 and only `:`
+    after it (`p[0, 1:]`, `p[-1, :]`, `p[0, 1:, :]`); written through for an int or tensor index (`p[i]`, also in
+    a loop), a list of ints, nested subscripts (`p[1][1:]`) and other tuples (`p[:, :, r:, :]`, `p[1:, 0]`,
+    `p[0, ...]`, `p[0, 1:, 1:]`, `p[0, ::2]`). MindSpore's setitem writes in place only for the latter."""
     if isinstance(target.value, ast.Subscript):
         return False
     index = target.slice
-    if isinstance(index, ast.Slice) or isinstance(index, ast.Compare):
+    if isinstance(index, (ast.Slice, ast.Compare)):
         return True
-    if isinstance(index, ast.Constant) and index.value is Ellipsis:
+    if isinstance(index, ast.Constant) and (index.value is Ellipsis or isinstance(index.value, bool)):
         return True
-    if isinstance(index, ast.Tuple) and len(index.elts) == 2 and isinstance(index.elts[1], ast.Slice):
+    if isinstance(index, ast.Tuple) and len(index.elts) >= 2 and _unit_step_slice(index.elts[1]) \
+            and all(_whole(e) for e in index.elts[2:]):
         first = index.elts[0]
         if isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub):
             first = first.operand
         # a literal int only: `p[self.k, 1:]` is lost for a Python int `k` and written through for a tensor one,
         # which the source does not always tell
         return isinstance(first, ast.Constant) and isinstance(first.value, int) and not isinstance(first.value, bool)
+    return False
+
+
+def _unit_step_slice(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Slice) and (expr.step is None or (
+        isinstance(expr.step, ast.Constant) and expr.step.value == 1))
+
+
+def _whole(expr: ast.expr) -> bool:
+    """`:`"""
+    return isinstance(expr, ast.Slice) and expr.lower is None and expr.upper is None and expr.step is None
+
+
+def _after_a_lost_update(ctx, statement: ast.stmt, target: ast.Subscript) -> bool:
+    """Does an earlier statement of the same function update the same Parameter with an index 2.10 drops? From
+    then on `self.p` names a copy in the graph: every later item assignment to it is lost too (measured)."""
+    function = enclosing_function(statement)
+    attribute = target.value
+    if function is None or not isinstance(attribute, ast.Attribute):
+        return False
+    for node in ast.walk(function):
+        earlier = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
+            node.target if isinstance(node, ast.AugAssign) else None)
+        if isinstance(earlier, ast.Subscript) and earlier.lineno < statement.lineno \
+                and isinstance(earlier.value, ast.Attribute) and earlier.value.attr == attribute.attr \
+                and ast.dump(earlier.value) == ast.dump(attribute) and _update_is_lost(earlier):
+            return True
     return False
 
 
