@@ -41,14 +41,15 @@ class InplaceOnSlice(Rule):
     v)` is a silent no-op; no error, no warning. Which item assignments are lost depends on the index alone (not on
     reads, returns or loops): a single slice (`p[1:]`, `p[:]`, `p[::2]`), the Ellipsis alone (`p[...]`), a
     boolean mask (`p[x > 0]`) and an int followed by a slice and only `:` after it (`p[0, 1:]`, `p[0, 1:, :]`) are
-    lost, with `=` and `+=` alike. Written through, and not reported: an int or tensor index (`p[i] = p[i] * 0.9 + v`, in a loop too), a
-    list of ints, nested subscripts (`p[1][1:]`) and every other tuple (`p[:, :, r:, :] = 0.0`, `p[1:, 0]`,
-    `p[0, ...]`, `p[0, 1:, 1:]`). After a lost update, every later item assignment to the same Parameter in the
-    function is lost too, whatever its index (`self.h[1:] = self.h[:-1]; self.h[0] = a[0]` loses both: the
-    graph's `self.h` is a copy from then on). On Ascend the int-and-slice form is written through (MindSpore's
-    source; not measured here). A pair whose int is a tensor (`p[self.i, 1:]`) is written through too; one whose
-    int is a Python variable (`p[self.k, 1:]`, lost) is not reported, as the source does not always tell the two
-    apart. `x[1:].clamp_()` and `x[0].zero_()` fail to compile (`RuntimeError: Kernel select
+    lost, with `=` and `+=` alike. Written through, and not reported: an int or tensor index
+    (`p[i] = p[i] * 0.9 + v`, in a loop too), a list of ints, nested subscripts (`p[1][1:]`) and every other
+    tuple (`p[:, :, r:, :] = 0.0`, `p[1:, 0]`, `p[0, ...]`, `p[0, 1:, 1:]`). After a lost update, every later
+    item assignment to the same Parameter in the function is lost too, whatever its index
+    (`self.h[1:] = self.h[:-1]; self.h[0] = a[0]` loses both: the graph's `self.h` is a copy from then on).
+    On Ascend the int-and-slice form is written through (MindSpore's source; not measured here). A pair whose
+    int is a tensor (`p[self.i, 1:]`) is written through too; one whose int is a Python variable
+    (`p[self.k, 1:]`, lost) is not reported, as the source does not always tell the two apart.
+    `x[1:].clamp_()` and `x[0].zero_()` fail to compile (`RuntimeError: Kernel select
     failed`). MindTorch documents the same: in-place operators on slices do not take effect.
 
     ## Example

@@ -203,7 +203,8 @@ MISSED = {"self.p[self.k, 1:] = 0.0"}
 INDEX_FORMS = [
     ("self.p[1:] = 0.0", True), ("self.p[:] = 0.0", True), ("self.p[::2] = 0.0", True),
     ("self.p[1:] += 1.0", True), ("self.p[True] = 0.0", True),
-    ("self.p[1:] = self.p[0:-1] * 1.0\n        self.p[0] = x[0, 0]", True),  # the second write is lost too ("self.p[...] = 0.0", True), ("self.p[x > 0.5] = 0.0", True),
+    ("self.p[...] = 0.0", True), ("self.p[x > 0.5] = 0.0", True),
+    ("self.p[1:] = self.p[0:-1] * 1.0\n        self.p[0] = x[0, 0]", True),  # the second write is lost too
     ("self.p[0, 1:] = 0.0", True), ("self.p[-1, :] = 0.0", True), ("self.p[self.k, 1:] = 0.0", True),
     ("self.p[1] = 0.0", False), ("self.p[1] += 1.0", False), ("self.p[1, 1] = 0.0", False),
     ("self.p[self.i] = 0.0", False), ("self.p[[0, 1]] = 0.0", False), ("self.p[1:, :] = 0.0", False),
