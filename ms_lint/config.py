@@ -1,5 +1,8 @@
 """Reading the settings: `[tool.ms_lint]` in the nearest pyproject.toml, overridden by command-line flags.
 
+`[tool.ms-lint]` (the command's spelling) is read the same way; a file with both tables is an error, since
+which one wins would be a guess.
+
 Every front end builds its Settings here, so the CLI, pylint and flake8 read one configuration the same way.
 Rule codes are checked against the catalog, so a typo is an error that names the nearest code.
 """
@@ -9,7 +12,7 @@ import difflib
 import os
 import sys
 from dataclasses import replace
-from typing import Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -139,11 +142,30 @@ def find_pyproject(start: str) -> Optional[str]:
         directory = parent
 
 
+TABLES = ("ms_lint", "ms-lint")
+
+
 def _has_table(path: str) -> bool:
     try:
-        return "ms_lint" in _read_toml(path).get("tool", {})
+        tool = _read_toml(path).get("tool", {})
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return True  # let load() report the problem
+    return isinstance(tool, dict) and any(name in tool for name in TABLES)
+
+
+def _table(document: dict, path: str) -> Mapping:
+    """The `[tool.ms_lint]` (or `[tool.ms-lint]`) table of a parsed pyproject.toml; {} when there is none."""
+    tool = document.get("tool", {})
+    if not isinstance(tool, dict):
+        return {}
+    present = [name for name in TABLES if name in tool]
+    if len(present) > 1:
+        raise ConfigError(f"{path}: both [tool.ms_lint] and [tool.ms-lint] are present; keep one (they are the "
+                          "same table)")
+    table = tool[present[0]] if present else {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.{present[0]}] must be a table")
+    return table
 
 
 _toml_cache: dict = {}
@@ -172,13 +194,41 @@ def load(start: str = ".", config_path: Optional[str] = None) -> Settings:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    table = document.get("tool", {}).get("ms_lint", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.ms_lint] must be a table")
-    return from_mapping(table, path, Settings(config_path=path))
+    return from_mapping(_table(document, path), path, Settings(config_path=path))
 
 
 def override(settings: Settings, **flags) -> Settings:
     """Apply command-line values (None means "not given"); they are validated like the file's values."""
-    table = {key.replace("_", "-"): value for key, value in flags.items() if value is not None}
+    table = _flag_table(flags)
     return from_mapping(table, "command line", settings) if table else settings
+
+
+def _flag_table(flags: Mapping) -> dict:
+    return {key.replace("_", "-"): value for key, value in flags.items() if value is not None}
+
+
+def origins(settings: Settings, **flags) -> Dict[str, str]:
+    """Where each setting of `settings` (built by `load` then `override(**flags)`) came from: "command line",
+    the pyproject.toml's path, or "default"; by pyproject key (`--show-settings`)."""
+    given = _flag_table(flags)
+    table: Mapping = {}
+    if settings.config_path:
+        table = _table(_read_toml(settings.config_path), settings.config_path)
+    path = settings.config_path or ""
+    return {key: "command line" if key in given else path if key in table else "default" for key in KEYS}
+
+
+def setting_values(settings: Settings) -> Dict[str, object]:
+    """The value of each setting by pyproject key, as TOML would write it (tables as dicts, tuples as lists)."""
+    values: Dict[str, object] = {}
+    for key, (name, _) in _KEYS.items():
+        value = getattr(settings, name)
+        if name in _TABLE_FIELDS:
+            value = {k: list(v) if isinstance(v, tuple) else v for k, v in value}
+        elif isinstance(value, tuple):
+            value = list(value)
+        values[key] = value
+    return values
+
+
+_TABLE_FIELDS = ("per_file_ignores", "severity", "validate")

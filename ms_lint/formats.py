@@ -1,4 +1,5 @@
-"""Output formats of `ms-lint check`: text, json, sarif, github, gitlab, junit. Translation only.
+"""Output formats of `ms-lint check`: full (the default) and concise for people, json, sarif, github, gitlab,
+junit for machines. Translation only.
 
 Every format receives the same diagnostics (1-based rows, 0-based character columns inside) and the files
 linted; columns are printed 1-based everywhere.
@@ -9,12 +10,25 @@ import hashlib
 import json
 import os
 from collections import Counter
-from typing import Callable, Dict, List, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ms_lint import __version__
 from ms_lint.rule import Diagnostic, Fix
 
-FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
+FORMATS = ("full", "concise", "text", "json", "sarif", "github", "gitlab", "junit")
+HUMAN_FORMATS = ("full", "concise", "text")  # `text`: the name `full` had before, kept for scripts
+
+
+@dataclass
+class View:
+    """How the human formats look: the linted lines for snippets (path -> lines; a file missing there gets no
+    snippet), colour, the terminal's width (None: never wrap), and whether to print anything besides findings."""
+
+    sources: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    paint: Callable[[str, str], str] = field(default=lambda style, text: text)
+    width: Optional[int] = None
+    quiet: bool = False
 
 
 def fixable(diagnostic: Diagnostic, applicabilities: Sequence[str]) -> bool:
@@ -22,31 +36,105 @@ def fixable(diagnostic: Diagnostic, applicabilities: Sequence[str]) -> bool:
 
 
 def render(name: str, diagnostics: List[Diagnostic], files: Sequence[str],
-           applicabilities: Sequence[str] = ("safe",)) -> str:
-    renderer: Callable = _RENDERERS[name]
+           applicabilities: Sequence[str] = ("safe",), view: Optional[View] = None) -> str:
+    renderer = _RENDERERS[name]
+    if name in HUMAN_FORMATS:
+        return renderer(diagnostics, files, applicabilities, view or View())
     return renderer(diagnostics, files, applicabilities)
 
 
-# ----- text ---------------------------------------------------------------------------------------------------
-def text(diagnostics, files, applicabilities) -> str:
+# ----- full and concise ---------------------------------------------------------------------------------------
+_SEVERITY_STYLES = {"error": "red+bold", "warning": "yellow+bold", "info": "blue+bold"}
+
+
+def full(diagnostics, files, applicabilities, view: View) -> str:
+    """Each finding's line (as `concise` prints it), then the source lines it points at with the range marked and
+    the fix it offers."""
     lines = []
     for d in diagnostics:
-        mark = " [*]" if fixable(d, applicabilities) else ""
-        lines.append(f"{d.path}:{d.row}:{d.column + 1}: {d.code} [{d.severity}]{mark} {d.message}")
-    if diagnostics:
-        counts = {s: sum(d.severity == s for d in diagnostics) for s in ("error", "warning", "info")}
-        parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
-        count = sum(fixable(d, applicabilities) for d in diagnostics)
-        hidden = 0 if "unsafe" in applicabilities else sum(
-            d.fix is not None and d.fix.applicability == "unsafe" for d in diagnostics)
-        line = (f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} ({', '.join(parts)}) "
-                f"in {len(files)} file{'s' if len(files) != 1 else ''}.")
-        if count:
-            line += f" [*] {count} fixable with `--fix`."
-        if hidden:
-            line += f" {hidden} more with `--fix --unsafe-fixes`."
-        lines.append(line)
-    return _joined(lines)
+        lines.append(_headline(d, applicabilities, view))
+        lines.extend(_snippet(d, view))
+    return _joined(lines + _summary(diagnostics, files, applicabilities, view))
+
+
+def concise(diagnostics, files, applicabilities, view: View) -> str:
+    return _joined([_headline(d, applicabilities, view) for d in diagnostics]
+                   + _summary(diagnostics, files, applicabilities, view))
+
+
+def _headline(d: Diagnostic, applicabilities, view: View) -> str:
+    paint = view.paint
+    mark = " " + paint("cyan", "[*]") if fixable(d, applicabilities) else ""
+    where = paint("bold", d.path) + paint("cyan", ":") + f"{d.row}" + paint("cyan", ":") + f"{d.column + 1}"
+    head = f"{where}{paint('cyan', ':')} {paint(_SEVERITY_STYLES[d.severity], d.code)} [{d.severity}]{mark} "
+    if view.width is None:
+        return head + d.message
+    indent = len(f"{d.path}:{d.row}:{d.column + 1}: {d.code} [{d.severity}]") + (4 if mark else 0) + 1
+    return head + "\n".join(_wrapped(d.message, view.width, indent))
+
+
+def _wrapped(message: str, width: int, indent: int) -> List[str]:
+    """`message` in lines of at most `width` (the first `indent` columns shorter), later lines indented by 4."""
+    import textwrap
+
+    first = max(20, width - indent)
+    wrapped = textwrap.wrap(message, width=first, break_long_words=False, break_on_hyphens=False)
+    if len(wrapped) <= 1:
+        return wrapped or [message]
+    rest = textwrap.wrap(message[len(wrapped[0]):].strip(), width=max(20, width - 4), break_long_words=False,
+                         break_on_hyphens=False)
+    return [wrapped[0], *("    " + line for line in rest)]
+
+
+def _snippet(d: Diagnostic, view: View) -> List[str]:
+    lines = view.sources.get(d.path)
+    if not lines or not 0 < d.row <= len(lines):
+        return []
+    last = min(d.end_row if d.end_row >= d.row else d.row, d.row + 2, len(lines))
+    first = d.row - 1 if d.row > 1 and lines[d.row - 2].strip() else d.row
+    gutter = len(str(last))
+    paint = view.paint
+    bar = paint("blue+bold", " " * gutter + " |")
+    out = [bar]
+    for row in range(first, last + 1):
+        text = lines[row - 1].expandtabs(4) if "\t" in lines[row - 1] else lines[row - 1]
+        out.append(paint("blue+bold", f"{row:>{gutter}} |") + (" " + text if text else ""))
+        if row == d.row:
+            start = _display_column(lines[row - 1], d.column)
+            end = _display_column(lines[row - 1], d.end_column) if d.end_row == d.row else len(text.rstrip())
+            carets = "^" * max(1, end - start)
+            out.append(bar + " " + " " * start + paint(_SEVERITY_STYLES[d.severity], carets))
+    if last < min(d.end_row, len(lines)):
+        out.append(paint("blue+bold", " " * gutter + " :"))
+    out.append(bar)
+    if d.fix is not None:
+        out.append(paint("blue+bold", " " * gutter + " =") + f" help: {d.fix.message} ({d.fix.applicability} fix)")
+    out.append("")
+    return out
+
+
+def _display_column(line: str, column: int) -> int:
+    """Where character `column` of `line` appears once its tabs are expanded."""
+    return len(line[:column].expandtabs(4)) if "\t" in line[:column] else column
+
+
+def _summary(diagnostics, files, applicabilities, view: View) -> List[str]:
+    if view.quiet:
+        return []
+    if not diagnostics:
+        return [view.paint("green+bold", "All checks passed!")]
+    counts = {s: sum(d.severity == s for d in diagnostics) for s in ("error", "warning", "info")}
+    parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
+    count = sum(fixable(d, applicabilities) for d in diagnostics)
+    hidden = 0 if "unsafe" in applicabilities else sum(
+        d.fix is not None and d.fix.applicability == "unsafe" for d in diagnostics)
+    line = (f"Found {len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''} ({', '.join(parts)}) "
+            f"in {len(files)} file{'s' if len(files) != 1 else ''}.")
+    if count:
+        line += f" [*] {count} fixable with `--fix`."
+    if hidden:
+        line += f" {hidden} more with `--fix --unsafe-fixes`."
+    return [line]
 
 
 def statistics(diagnostics: List[Diagnostic], applicabilities: Sequence[str] = ("safe",)) -> str:
@@ -230,5 +318,6 @@ def _joined(lines: List[str]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-_RENDERERS = {"text": text, "json": json_format, "sarif": sarif, "github": github, "gitlab": gitlab,
-              "junit": junit}
+_RENDERERS: Dict[str, Callable[..., str]] = {
+    "full": full, "concise": concise, "text": full, "json": json_format, "sarif": sarif, "github": github,
+    "gitlab": gitlab, "junit": junit}

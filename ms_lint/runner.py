@@ -1,8 +1,9 @@
 """Linting many files: a content-keyed cache and `-j N` worker processes, with output in input order.
 
-A cache entry is valid for the same ms_lint version, settings and file bytes, and only while every other project
-module its analysis consulted (a base class in another file, say) still resolves to the same file with the same
-size and modification time: editing `blocks.py` re-lints `model.py` whose Cells derive from it.
+A cache entry is valid for the same ms_lint version, settings and file bytes (each set of options has entries
+of its own), and only while every other project module its analysis consulted (a base class in another file,
+say) still resolves to the same file with the same size and modification time: editing `blocks.py` re-lints
+`model.py` whose Cells derive from it.
 """
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import gc
 import hashlib
 import json
 import os
+import shutil
+import signal
 import sys
 from dataclasses import asdict
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from ms_lint import __version__, store
 from ms_lint.analysis import compile_context
@@ -26,16 +29,36 @@ from ms_lint.source import SourceError, decode, remember_packages, remembered_pa
 CACHE_DIRECTORY = ".ms_lint_cache"
 
 
+# Each set of options (settings, ms_lint's code, Python) keeps its own entries in a directory of its own, so runs
+# that alternate options (`--select MSL040`, then a plain check) both stay warm; the least recently used sets
+# beyond this many are removed when a run starts.
+KEPT_OPTION_SETS = 8
+_USED = ".used"  # touched by every run of an option set: its age orders the pruning
+
+
 class Cache:
     def __init__(self, directory: str, settings: Settings):
-        self.directory = directory
         codes = ",".join(rule.code for rule in all_rules())
         python = sys.version.split()[0]  # ast differs across Python versions
         self.key = hashlib.sha256(f"{__version__}|{_code_stamp()}|{python}|{codes}|{settings!r}".encode()).hexdigest()
+        self.root = directory
+        self.directory = os.path.join(directory, self.key[:24])
 
     def _entry_path(self, path: str) -> str:
         name = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:32]
         return os.path.join(self.directory, name[:2], f"{name}.json")
+
+    def open_for_run(self) -> None:
+        """Mark this option set as used now and prune the least recently used ones (once per run, before any
+        worker starts)."""
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            _ignore_all(self.root)
+            with open(os.path.join(self.directory, _USED), "w", encoding="utf-8"):
+                pass
+            _prune(self.root, KEPT_OPTION_SETS)
+        except OSError:
+            pass  # an unwritable cache costs time, never correctness
 
     def load(self, path: str, content: str, linter: Linter) -> Optional[FileResult]:
         try:
@@ -68,13 +91,33 @@ class Cache:
         target = self._entry_path(result.path)
         try:
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            marker = os.path.join(self.directory, ".gitignore")
-            if not os.path.exists(marker):
-                with open(marker, "w", encoding="utf-8") as handle:
-                    handle.write("# created by ms-lint\n*\n")
             store.write_json(target, entry)
         except OSError:
             pass  # an unwritable cache costs time, never correctness
+
+
+def _ignore_all(directory: str) -> None:
+    """A .gitignore that keeps the cache out of version control."""
+    marker = os.path.join(directory, ".gitignore")
+    if not os.path.exists(marker):
+        with open(marker, "w", encoding="utf-8") as handle:
+            handle.write("# created by ms-lint\n*\n")
+
+
+def _prune(directory: str, keep: int) -> None:
+    """Remove all but the `keep` most recently used option sets under `directory` (and anything else a former
+    layout left there)."""
+    def last_used(path: str) -> float:
+        try:
+            return os.stat(os.path.join(path, _USED)).st_mtime
+        except OSError:
+            return 0.0  # no marker: not an option set of this layout
+
+    sets = [os.path.join(directory, name) for name in os.listdir(directory)
+            if os.path.isdir(os.path.join(directory, name))]
+    sets.sort(key=last_used, reverse=True)
+    for path in sets[keep:] + [path for path in sets[:keep] if last_used(path) == 0.0]:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _code_stamp() -> str:
@@ -146,6 +189,7 @@ _worker: Optional[_Worker] = None
 
 def _initialise(settings, files, cache_directory) -> None:
     global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report, once
     _worker = _Worker(settings, files, cache_directory)
     gc.set_threshold(*_THRESHOLDS)  # a worker process only lints
     remember_packages()  # ...one batch
@@ -185,7 +229,7 @@ def context_facts_kept(cache_directory: Optional[str], settings: Settings):
 
 
 def _context_directory(cache_directory: str, settings: Settings) -> str:
-    return os.path.join(cache_directory, f"context-{Cache(cache_directory, settings).key[:24]}")
+    return os.path.join(Cache(cache_directory, settings).directory, "context")
 
 
 def _lint_in_worker(path: str) -> FileResult:
@@ -194,16 +238,26 @@ def _lint_in_worker(path: str) -> FileResult:
     return _worker.lint(path)
 
 
-def lint_files(settings: Settings, files: Sequence[str], jobs: int = 1,
-               cache_directory: Optional[str] = None) -> List[FileResult]:
-    """FileResults in the order of `files`, whatever the number of worker processes."""
+def lint_files(settings: Settings, files: Sequence[str], jobs: int = 1, cache_directory: Optional[str] = None,
+               on_file: Callable[[], None] = lambda: None) -> List[FileResult]:
+    """FileResults in the order of `files`, whatever the number of worker processes; `on_file()` is called as
+    each is done (progress)."""
+    if cache_directory:
+        Cache(cache_directory, settings).open_for_run()
+    results: List[FileResult] = []
     if jobs <= 1 or len(files) < 2:
         with few_collections(), remembered_packages():
             worker = _Worker(settings, files, cache_directory)
-            return [worker.lint(path) for path in files]
+            for path in files:
+                results.append(worker.lint(path))
+                on_file()
+            return results
     from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 12 ms of start-up a single process spares
 
     chunk = max(1, min(64, len(files) // (jobs * 4)))
     with ProcessPoolExecutor(max_workers=jobs, initializer=_initialise,
                              initargs=(settings, list(files), cache_directory)) as pool:
-        return list(pool.map(_lint_in_worker, files, chunksize=chunk))
+        for result in pool.map(_lint_in_worker, files, chunksize=chunk):
+            results.append(result)
+            on_file()
+    return results

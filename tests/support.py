@@ -47,6 +47,9 @@ def expected_findings(path: Path):
     return found
 
 
+CLEAN = "All checks passed!\n"  # what `ms-lint check` prints on a clean run
+
+
 def run_cli(*args: str, cwd=None):
     """Run `ms-lint` in-process; returns (exit code, stdout)."""
     from ms_lint.cli import main

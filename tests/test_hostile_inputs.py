@@ -48,7 +48,7 @@ def test_hostile_files_are_reported_and_the_run_goes_on(tmp_path):
 
 
 def test_a_file_deleted_after_discovery_is_a_diagnostic(tmp_path, monkeypatch):
-    from ms_lint import cli
+    from ms_lint.cli import check as cli
 
     (tmp_path / "gone.py").write_text("x = 1\n")
     discover = cli.discover

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from support import ROOT, run_cli
+from support import CLEAN, ROOT, run_cli
 
 BLOCKS = "from mindspore import nn\n\n\nclass Block(nn.Cell):\n    pass\n"
 MODEL = ("from blocks import Block\nfrom mindspore import nn\n\n\nclass Net(Block):\n    def __init__(self):\n"
@@ -26,8 +26,8 @@ def test_cache_is_invalidated_by_an_edit_of_a_module_the_analysis_read(tmp_path)
     (project / "blocks.py").write_text("class Block:\n    pass\n")
     (project / "model.py").write_text(MODEL)
     cache = str(tmp_path / "cache")
-    assert run_cli("check", "--cache-dir", cache, str(project)) == (0, "")
-    assert run_cli("check", "--cache-dir", cache, str(project)) == (0, "")
+    assert run_cli("check", "--cache-dir", cache, str(project)) == (0, CLEAN)
+    assert run_cli("check", "--cache-dir", cache, str(project)) == (0, CLEAN)
     (project / "blocks.py").write_text(BLOCKS)  # Block becomes a Cell: model.py has a finding now
     code, out = run_cli("check", "--cache-dir", cache, str(project))
     assert code == 1 and "MSL030" in out
@@ -47,5 +47,5 @@ def test_force_exclude_applies_excludes_to_named_files(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.ms_lint]\nextend-exclude = ["legacy"]\n')
     named = str(tmp_path / "legacy" / "m.py")
     assert run_cli("check", "--no-cache", named)[0] == 1  # named explicitly: linted
-    assert run_cli("check", "--no-cache", "--force-exclude", named) == (0, "")
-    assert run_cli("check", "--no-cache", str(tmp_path)) == (0, "")  # directories honour excludes anyway
+    assert run_cli("check", "--no-cache", "--force-exclude", named) == (0, CLEAN)
+    assert run_cli("check", "--no-cache", str(tmp_path)) == (0, CLEAN)  # directories honour excludes anyway

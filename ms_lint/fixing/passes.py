@@ -10,6 +10,7 @@ import ast
 import builtins
 import codecs
 import functools
+import json
 import os
 import tempfile
 from collections import Counter
@@ -38,16 +39,31 @@ class FileFix:
         return self.text != self.source.text
 
 
+@dataclass
+class Linted:
+    """What a run already knows of a file before fixing it: its findings (project rules' included), its project
+    facts, and the project rules' findings in it. A fixed text whose facts are the same gets the same judgement,
+    so the project is judged again only when a fix changes what the file tells the project rules."""
+
+    diagnostics: List[Diagnostic]
+    facts: dict
+    judged: List[Diagnostic]
+
+    def __post_init__(self):
+        self.facts = _plain(self.facts)
+
+
 def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str],
                project: Sequence[FileResult] = (),
-               withhold: Optional[Callable[[Diagnostic, str], bool]] = None) -> FileFix:
+               withhold: Optional[Callable[[Diagnostic, str], bool]] = None,
+               linted: Optional[Linted] = None) -> FileFix:
     """`project`: the other modules' results, whose facts project rules judge this file with (without them, the
     file is judged alone, as flake8 does). `withhold(diagnostic, text)`: true for a fix not to apply to `text`
-    (validation found it harmful)."""
+    (validation found it harmful). `linted`: the file's findings and facts as the run linted `source`."""
     text = source.text
     result = FileFix(source, text)
-    lint = functools.partial(_lint, project=[r for r in project if r.path != source.path])
-    diagnostics = lint(linter, source, text)
+    lint = functools.partial(_lint, project=[r for r in project if r.path != source.path], linted=linted)
+    diagnostics = list(linted.diagnostics) if linted is not None else lint(linter, source, text)
     rejected_keys: Set[tuple] = set()
     for _ in range(MAX_PASSES):
         candidates = [d for d in diagnostics if d.fix is not None and d.fix.applicability in applicabilities
@@ -163,12 +179,21 @@ def _key(diagnostic: Diagnostic) -> Tuple[str, str]:
     return diagnostic.code, diagnostic.message
 
 
-def _lint(linter: Linter, source: SourceFile, text: str, project: Sequence[FileResult] = ()) -> List[Diagnostic]:
+def _lint(linter: Linter, source: SourceFile, text: str, project: Sequence[FileResult] = (),
+          linted: Optional[Linted] = None) -> List[Diagnostic]:
     current = SourceFile(path=source.path, text=text, encoding=source.encoding, bom=source.bom,
                          module_name=source.module_name)
     result = linter.lint_source(current)
-    found = [d for d in linter.judge([*project, result]) if d.path == source.path]  # project rules' findings here
+    if linted is not None and _plain(result.facts) == linted.facts:
+        found = linted.judged  # the same facts: the same judgement
+    else:  # the project rules' findings here
+        found = [d for d in linter.judge([*project, result]) if d.path == source.path]
     return sorted(result.diagnostics + found, key=Diagnostic.sort_key)
+
+
+def _plain(facts: dict) -> dict:
+    """`facts` as the cache stores them (tuples become lists), to compare with facts read from it."""
+    return json.loads(json.dumps(facts))
 
 
 class WriteError(Exception):
