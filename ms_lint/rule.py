@@ -214,6 +214,10 @@ class Rule:
     scope: ClassVar[str] = "graph"
     message: ClassVar[str]
     fix_applicability: ClassVar[Optional[str]] = None
+    # True when the fixes of the rule's findings in one module may apply in the same pass although they insert
+    # text at the same point (each hoist appends to `__init__`): the rule keeps what they create apart (unique
+    # names across the module's findings). Otherwise such fixes overlap and wait for the next pass.
+    insertions_compose: ClassVar[bool] = False
     # Substrings of which at least one must occur in a file's text for the rule to possibly fire there: a cheap
     # pre-filter that lets the engine skip walks. Empty means "always applicable".
     needles: ClassVar[Tuple[str, ...]] = ()

@@ -255,3 +255,40 @@ def test_the_installed_command_runs_from_a_subprocess(tmp_path):
 def test_add_noqa_refuses_to_combine_with_fixing(tmp_path, flag, capsys):
     assert run_cli("check", "--add-noqa", flag, str(project(tmp_path)))[0] == 2
     assert "--add-noqa cannot be combined" in capsys.readouterr().err
+
+
+# ----- fixing -------------------------------------------------------------------------------------------------
+def test_fix_lints_only_the_files_it_fixes(tmp_path, monkeypatch):
+    from ms_lint import engine
+
+    path = project(tmp_path)
+    for index in range(3):
+        (tmp_path / f"clean{index}.py").write_text("x = 1\n")
+    linted = []
+    original = engine.Linter.lint_source
+    monkeypatch.setattr(engine.Linter, "lint_source", lambda self, source: linted.append(source.path)
+                        or original(self, source))
+    assert run_cli("check", "--no-cache", "--fix", str(tmp_path))[0] == 1
+    assert "nn.CellList([nn.Dense" in path.read_text()
+    assert sorted(set(linted)) == sorted(str(p) for p in tmp_path.glob("*.py"))  # the first pass: every file
+    assert linted.count(str(tmp_path / "clean0.py")) == 1  # never again: nothing to fix there
+
+
+def test_a_fix_that_raises_a_new_project_finding_is_not_applied(tmp_path, monkeypatch):
+    from ms_lint import engine
+    from ms_lint.rule import Diagnostic
+
+    path = project(tmp_path)
+    judge = engine.Linter.judge
+
+    def judge_with_a_project_finding_once_fixed(self, results):
+        found = judge(self, results)
+        for result in results:
+            if result.path == str(path) and (result.source is None or "CellList" in result.source.text):
+                found.append(Diagnostic("MSL053", "distributed-without-seed", "raised by the fix", "error",
+                                        str(path), 1, 0, 1, 1))
+        return found
+
+    monkeypatch.setattr(engine.Linter, "judge", judge_with_a_project_finding_once_fixed)
+    assert run_cli("check", "--no-cache", "--fix", str(path))[0] == 1
+    assert path.read_text() == BAD  # the careful second attempt rejected the fix

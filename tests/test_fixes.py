@@ -86,6 +86,20 @@ def test_overlapping_fixes_are_deferred_to_the_next_pass():
     assert "p_updated[0:2] = ops.exp(x)" in fixed and "ops.assign(self.p, p_updated)" in fixed
 
 
+def test_hoists_into_one_init_apply_in_one_pass_with_distinct_names_in_order():
+    text = ("from mindspore import nn\n\nclass N(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.relu = nn.ReLU()\n\n    def construct(self, x):\n"
+            "        return nn.Sigmoid()(nn.ReLU()(nn.ReLU()(x)))\n")
+    linter = Linter(Settings(select=("MSL006",)))
+    result = linter.lint_source(SourceFile(path="h.py", text=text))
+    fixed = apply_fixes(text, result.diagnostics, ("safe", "unsafe"))
+    assert len(fixed.applied) == 3 and fixed.deferred == []
+    assert ("        self.relu = nn.ReLU()\n        self.sigmoid = nn.Sigmoid()\n        self.relu_2 = nn.ReLU()\n"
+            "        self.relu_3 = nn.ReLU()\n") in fixed.text
+    assert "return self.sigmoid(self.relu_2(self.relu_3(x)))" in fixed.text
+    ast.parse(fixed.text)
+
+
 @pytest.mark.parametrize("fixture", fixture_params(FIXED))
 def test_verified_fixing_as_the_cli_does_gives_the_fixed_fixture_too(fixture, update_fixed):
     """`ms-lint check --fix --unsafe-fixes` verifies each pass (re-lint, no new finding, no undefined name): none of

@@ -1,13 +1,13 @@
 """`ms-lint check --fix / --fix-only / --diff` and `ms-lint validate`.
 
 The files are linted once (through the cache) and the project rules judged once; only files with a fix to apply
-are fixed, each judged again with the other modules of its import-connected group only when a fix changes what it
-tells the project rules (`passes.Linted`).
+are fixed, and the project rules judge the fixed files together once more at the end (`_judged_again`).
 """
 from __future__ import annotations
 
 import difflib
 import sys
+from collections import Counter
 from typing import Dict, List, Tuple
 
 from ms_lint.analysis import projects
@@ -50,11 +50,12 @@ def fix(run: Run) -> int:
             problems = problems or original is None
             run.progress.advance()
             continue
-        group = groups.get(result.path, [])
         judged = [d for d in by_path.get(result.path, ()) if d not in result.diagnostics]
         linted = Linted(by_path.get(result.path, []), result.facts, judged)
-        fixed.append((original, fix_source(linter, source, run.applicabilities, group, linted=linted)))
+        fixed.append((original, fix_source(linter, source, run.applicabilities, linted=linted)))
         run.progress.advance()
+    run.progress.start("judging the fixed files")
+    fixed = _judged_again(linter, run, results, fixed, by_path, groups)
     run.progress.done()
     validation_failed, validated = False, {}
     if args.validate:
@@ -155,6 +156,44 @@ def add_noqa(run: Run, results: List[FileResult], diagnostics: List[Diagnostic])
     if not run.args.quiet:
         print(f"Added {added} noqa comment{'s' if added != 1 else ''}.", file=sys.stderr)
     return EXIT_ERROR if problems else EXIT_CLEAN
+
+
+def _judged_again(linter: Linter, run: Run, results: List[FileResult], fixed: List[Tuple[bytes, FileFix]],
+                  by_path: Dict[str, List[Diagnostic]], groups: Dict[str, List[FileResult]]):
+    """The project rules judge the fixed files with the others, once. A file where a fix raised a new project
+    finding is fixed again the careful way (judged after every pass, so the fix that raises it is rejected); the
+    others' remaining findings get the project rules' findings of the fixed code."""
+    changed = {f.source.path: f for _, f in fixed if f.changed}
+    if not changed:
+        return fixed
+    after = [FileResult(r.path, facts=changed[r.path].facts) if r.path in changed else r for r in results]
+    judged: Dict[str, List[Diagnostic]] = {}
+    for d in linter.judge(after):
+        judged.setdefault(d.path, []).append(d)
+    project_codes = {rule.code for rule in linter.rules if hasattr(rule, "judge")}
+    redone = []
+    for original, result in fixed:
+        path = result.source.path
+        if path not in changed:
+            redone.append((original, result))
+            continue
+        before = [d for d in by_path.get(path, ()) if d.code in project_codes]
+        now = judged.get(path, [])
+        if _raises_new(before, now):
+            result = fix_source(linter, result.source, run.applicabilities, groups.get(path, []))
+        else:
+            result.remaining = sorted([d for d in result.remaining if d.code not in project_codes] + now,
+                                      key=Diagnostic.sort_key)
+        redone.append((original, result))
+    return redone
+
+
+def _raises_new(before: List[Diagnostic], after: List[Diagnostic]) -> bool:
+    """True when `after` holds a finding `before` lacks, of a rule whose count grew (as `passes._check` asks)."""
+    keys_before = Counter((d.code, d.message) for d in before)
+    new = Counter((d.code, d.message) for d in after) - keys_before
+    codes_before, codes_after = Counter(d.code for d in before), Counter(d.code for d in after)
+    return any(codes_after[code] > codes_before[code] for code, _ in new)
 
 
 def _groups(results: List[FileResult]) -> Dict[str, List[FileResult]]:

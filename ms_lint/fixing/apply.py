@@ -40,25 +40,36 @@ def apply_fixes(text: str, diagnostics: Iterable[Diagnostic], applicabilities: S
         return offsets[min(row, len(offsets)) - 1] + column
 
     result = FixPass(text)
-    taken: List[Tuple[int, int]] = []
-    edits: List[Tuple[int, int, str]] = []
+    taken: List[Tuple[int, int, str]] = []  # (start, end, the code of the rule whose fix edits there)
+    edits: List[Tuple[int, int, int, str]] = []  # (start, end, order, content)
     imports: List[Import] = []
     candidates = [d for d in diagnostics if d.fix is not None and d.fix.applicability in applicabilities]
     for diagnostic in sorted(candidates, key=lambda d: (d.row, d.column, d.code)):
         fix = diagnostic.fix
         assert fix is not None  # candidates have fixes
         spans = [(offset(e.location), offset(e.end_location), e.content) for e in fix.edits]
-        if any(_overlaps(start, end, other) for start, end, _ in spans for other in taken):
+        composes = _insertions_compose(diagnostic.code)
+        if any(_overlaps(start, end, (other_start, other_end)) and not (
+                composes and code == diagnostic.code and start == end == other_start == other_end)
+               for start, end, _ in spans for other_start, other_end, code in taken):
             result.deferred.append(diagnostic)
             continue
-        taken.extend((start, end) for start, end, _ in spans)
-        edits.extend(spans)
+        taken.extend((start, end, diagnostic.code) for start, end, _ in spans)
+        edits.extend((start, end, len(edits), content) for start, end, content in spans)
         imports.extend(i for i in fix.imports if i not in imports)
         result.applied.append(diagnostic)
-    for start, end, content in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+    # from the end, so earlier offsets stay valid; insertions at one point land in the order of their findings
+    for start, end, _, content in sorted(edits, key=lambda e: (e[0], e[1], e[2]), reverse=True):
         text = text[:start] + content.replace("\n", newline) + text[end:]
     result.text = add_imports(text, imports) if imports else text
     return result
+
+
+def _insertions_compose(code: str) -> bool:
+    from ms_lint.catalog import rule_by_code
+
+    rule = rule_by_code(code)
+    return bool(rule is not None and rule.insertions_compose)
 
 
 def _overlaps(start: int, end: int, other: Tuple[int, int]) -> bool:

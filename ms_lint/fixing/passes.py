@@ -10,10 +10,10 @@ import ast
 import builtins
 import codecs
 import functools
-import json
 import os
+import re
 import tempfile
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Set, Tuple
 
@@ -33,6 +33,9 @@ class FileFix:
     rejected: List[Tuple[Diagnostic, str]] = field(default_factory=list)
     remaining: List[Diagnostic] = field(default_factory=list)  # findings of the fixed text
     converged: bool = True
+    facts: dict = field(default_factory=dict)  # the project rules' facts of the fixed text
+    facts_by_text: dict = field(default_factory=dict, repr=False)  # of each text linted on the way
+
 
     @property
     def changed(self) -> bool:
@@ -42,15 +45,12 @@ class FileFix:
 @dataclass
 class Linted:
     """What a run already knows of a file before fixing it: its findings (project rules' included), its project
-    facts, and the project rules' findings in it. A fixed text whose facts are the same gets the same judgement,
-    so the project is judged again only when a fix changes what the file tells the project rules."""
+    facts, and the project rules' findings in it. Given it, `fix_source` does not judge the project (the run
+    judges every fixed file together once, `FileFix.facts`), and keeps the project rules' findings as they were."""
 
     diagnostics: List[Diagnostic]
     facts: dict
     judged: List[Diagnostic]
-
-    def __post_init__(self):
-        self.facts = _plain(self.facts)
 
 
 def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str],
@@ -61,8 +61,9 @@ def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str
     file is judged alone, as flake8 does). `withhold(diagnostic, text)`: true for a fix not to apply to `text`
     (validation found it harmful). `linted`: the file's findings and facts as the run linted `source`."""
     text = source.text
-    result = FileFix(source, text)
-    lint = functools.partial(_lint, project=[r for r in project if r.path != source.path], linted=linted)
+    result = FileFix(source, text, facts=dict(linted.facts) if linted is not None else {})
+    lint = functools.partial(_lint, project=[r for r in project if r.path != source.path], linted=linted,
+                             fixed=result)
     diagnostics = list(linted.diagnostics) if linted is not None else lint(linter, source, text)
     rejected_keys: Set[tuple] = set()
     for _ in range(MAX_PASSES):
@@ -79,6 +80,8 @@ def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str
         result.converged = False
     result.text = text
     result.remaining = diagnostics
+    result.facts = result.facts_by_text.get(text, result.facts)
+    result.facts_by_text.clear()
     return result
 
 
@@ -127,10 +130,13 @@ def _check(lint, linter, source, before_text, before, after_text, applied):
         after_tree = ast.parse(after_text)
     except (SyntaxError, ValueError) as error:
         return f"the fixed code does not parse ({getattr(error, 'msg', error)})", []
-    undefined = _undefined_names(after_tree) - _undefined_in(before_text)
+    # a name the fixes leave undefined is one their edits read or one whose binding they replace: the text before
+    # is parsed again only when such a name is undefined after
+    suspects = _undefined_in(after_text, after_tree) & _touched_names(before_text, applied)
+    undefined = suspects - _undefined_in(before_text) if suspects else set()
     if undefined:
         return f"the fix leaves {', '.join(f'`{n}`' for n in sorted(undefined))} undefined", []
-    after = lint(linter, source, after_text)
+    after = lint(linter, source, after_text, after_tree)
     expected = Counter(_key(d) for d in before) - Counter(_key(d) for d in applied)
     new = Counter(_key(d) for d in after) - expected
     codes_before, codes_after = Counter(d.code for d in before), Counter(d.code for d in after)
@@ -141,10 +147,37 @@ def _check(lint, linter, source, before_text, before, after_text, applied):
     return None, after
 
 
-@functools.lru_cache(maxsize=8)
-def _undefined_in(text: str) -> frozenset:
-    """`_undefined_names` of a text every attempt of a pass is compared with: parsed and walked once."""
-    return frozenset(_undefined_names(ast.parse(text)))
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+
+def _touched_names(text: str, applied: Sequence[Diagnostic]) -> Set[str]:
+    """The identifiers in what the fixes of `applied` insert and on the lines of `text` they replace. A line of
+    them with a star import may unbind anything: then every name of the text."""
+    lines = text.split("\n")
+    touched: Set[str] = set()
+    for diagnostic in applied:
+        assert diagnostic.fix is not None  # applied fixes exist
+        for edit in diagnostic.fix.edits:
+            replaced = "\n".join(lines[edit.location[0] - 1:edit.end_location[0]]) \
+                if edit.location != edit.end_location else ""
+            if "*" in replaced and "import" in replaced:
+                return set(_IDENTIFIER.findall(text))
+            touched.update(_IDENTIFIER.findall(edit.content), _IDENTIFIER.findall(replaced))
+    return touched
+
+
+_UNDEFINED: "OrderedDict[str, frozenset]" = OrderedDict()
+
+
+def _undefined_in(text: str, tree: Optional[ast.Module] = None) -> frozenset:
+    """`_undefined_names` of a text, remembered for the last few texts: a pass's result is the next pass's
+    starting point, and every attempt of a pass is compared with that."""
+    found = _UNDEFINED.get(text)
+    if found is None:
+        found = _UNDEFINED[text] = frozenset(_undefined_names(tree if tree is not None else ast.parse(text)))
+        while len(_UNDEFINED) > 8:
+            _UNDEFINED.popitem(last=False)
+    return found
 
 
 def _undefined_names(tree: ast.AST) -> set:
@@ -179,21 +212,19 @@ def _key(diagnostic: Diagnostic) -> Tuple[str, str]:
     return diagnostic.code, diagnostic.message
 
 
-def _lint(linter: Linter, source: SourceFile, text: str, project: Sequence[FileResult] = (),
-          linted: Optional[Linted] = None) -> List[Diagnostic]:
+def _lint(linter: Linter, source: SourceFile, text: str, tree: Optional[ast.Module] = None,
+          project: Sequence[FileResult] = (), linted: Optional[Linted] = None,
+          fixed: Optional[FileFix] = None) -> List[Diagnostic]:
     current = SourceFile(path=source.path, text=text, encoding=source.encoding, bom=source.bom,
                          module_name=source.module_name)
-    result = linter.lint_source(current)
-    if linted is not None and _plain(result.facts) == linted.facts:
-        found = linted.judged  # the same facts: the same judgement
+    result = linter.lint_tree(tree, current) if tree is not None else linter.lint_source(current)
+    if fixed is not None:
+        fixed.facts_by_text[text] = result.facts
+    if linted is not None:
+        found = linted.judged  # the run judges the fixed files together, once
     else:  # the project rules' findings here
         found = [d for d in linter.judge([*project, result]) if d.path == source.path]
     return sorted(result.diagnostics + found, key=Diagnostic.sort_key)
-
-
-def _plain(facts: dict) -> dict:
-    """`facts` as the cache stores them (tuples become lists), to compare with facts read from it."""
-    return json.loads(json.dumps(facts))
 
 
 class WriteError(Exception):

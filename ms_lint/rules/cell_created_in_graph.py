@@ -77,6 +77,7 @@ class CellCreatedInGraph(Rule):
     scope = "graph"
     message = "Cell `{cell}` instantiated in graph code reached from `{entry}`: {consequence}"
     fix_applicability = "unsafe"
+    insertions_compose = True  # unique hoisted names across the module (`_attribute_name`)
 
     def visit_call(self, node: ast.Call, ctx):
         qualname = ctx.names.qualname(node.func)
@@ -158,13 +159,16 @@ def _weight_free_base(qualname: Optional[str]) -> bool:
 
 
 def _attribute_name(ctx, owner, class_name: str) -> str:
-    """`Dense` -> `dense`, `BatchNorm2d` -> `batch_norm2d`, `ReLU` -> `relu`; numbered when taken."""
+    """`Dense` -> `dense`, `BatchNorm2d` -> `batch_norm2d`, `ReLU` -> `relu`; numbered when taken, by the class or
+    by another hoist of this module (their fixes apply in one pass: `insertions_compose`)."""
     base = re.sub(r"\W", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z][a-z])", "_", class_name).lower())
-    taken = _CELL_MEMBERS.union(*(s.attributes | s.methods for s in ctx.graph.mro(owner)))
+    handed_out = ctx.memo((_attribute_name, owner.qualname), set)
+    taken = _CELL_MEMBERS.union(handed_out, *(s.attributes | s.methods for s in ctx.graph.mro(owner)))
     name, counter = base, 1
     while name in taken:
         counter += 1
         name = f"{base}_{counter}"
+    handed_out.add(name)
     return name
 
 
