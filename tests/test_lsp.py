@@ -421,6 +421,9 @@ def test_server_without_pygls_says_what_to_install(monkeypatch, capsys):
     from ms_lint.cli import main
 
     monkeypatch.setitem(sys.modules, "pygls", None)  # `import pygls` now fails as if it were not installed
+    for name in [name for name in sys.modules if name.startswith("pygls.")]:  # loaded submodules would still import
+        monkeypatch.delitem(sys.modules, name)
     monkeypatch.delitem(sys.modules, "ms_lint.lsp", raising=False)
+    monkeypatch.delattr("ms_lint.lsp", raising=False)  # else `from ms_lint import lsp` finds the loaded module
     assert main(["server"]) == 2
     assert re.search(r"install ms-lint\[lsp\]", capsys.readouterr().err)
