@@ -45,6 +45,20 @@ def pylint_id(rule: Type[Rule]) -> str:
     return f"{letter}87{rule.code[-2:]}"
 
 
+_LETTERS = {"error": "E", "warning": "W", "info": "C"}
+
+
+def pylint_message(rule: Type[Rule], severity: str) -> Tuple[str, str]:
+    """The pylint (message id, symbol) of a finding of `rule` reported at `severity`: the rule's own id and symbol
+    at its declared severity, else the same number under the severity's letter and the symbol with the severity
+    appended (`W8706` `cell-created-in-graph-warning` for MSL006's warnings), so pylint's categories and scores
+    follow what the CLI reports."""
+    declared = "warning" if rule.severity == "level" else rule.severity
+    if severity == declared:
+        return pylint_id(rule), rule.name
+    return f"{_LETTERS[severity]}87{rule.code[-2:]}", f"{rule.name}-{severity}"
+
+
 def selector_problem(selector: str) -> Optional[str]:
     """Why `selector` (a code, a code prefix or ALL, as in `select = [...]`) selects no rule; None if it does."""
     if selector == "ALL":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ms_lint.catalog import all_rules, pylint_id
+from ms_lint.catalog import all_rules, pylint_id, pylint_message
 
 SEVERITY_TEXT = {
     "error": "error",
@@ -24,6 +24,12 @@ SCOPE_TEXT = {
 }
 
 
+def _other_severities(rule) -> str:
+    declared = "warning" if rule.severity == "level" else rule.severity
+    others = [pylint_message(rule, s) for s in ("error", "warning", "info") if s != declared]
+    return "at other severities " + " and ".join(f"`{msgid}` / `{symbol}`" for msgid, symbol in others)
+
+
 def render(rule) -> str:
     severity = SEVERITY_TEXT[rule.severity].replace("MSL0NN", rule.code)
     header = [
@@ -34,7 +40,7 @@ def render(rule) -> str:
         f"| severity | {severity} |",
         f"| looks at | {SCOPE_TEXT[rule.scope]} |",
         f"| fix | {rule.fix_applicability or 'none'} |",
-        f"| pylint | `{pylint_id(rule)}` / `{rule.name}` |",
+        f"| pylint | `{pylint_id(rule)}` / `{rule.name}`; {_other_severities(rule)} |",
         f"| flake8 | `{rule.code}` |",
         "",
         f"Suppress with `# noqa: {rule.code}`, `# ms-lint: ignore[{rule.code}]` or `# pylint: disable={rule.name}`.",

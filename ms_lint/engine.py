@@ -17,7 +17,7 @@ from ms_lint.analysis import compile_context, projects
 from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.project import ProjectIndex
-from ms_lint.catalog import all_rules, pylint_id
+from ms_lint.catalog import all_rules, pylint_message
 from ms_lint.dispatch import Dispatch, NeedleSearch, calls_only, hooked_kinds, run_hooks
 from ms_lint.files import discover
 from ms_lint.rule import Context, Diagnostic, ProjectFacts, Rule
@@ -169,8 +169,8 @@ class Linter:
             return []
 
     def _suppressed(self, suppressions: suppression.Suppressions, diagnostic: Diagnostic) -> bool:
-        rule_id = pylint_id(type(self._rule(diagnostic.code)))
-        return suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol, rule_id))
+        return suppressions.suppresses(diagnostic.row, (diagnostic.code, diagnostic.symbol,
+                                                        *_pylint_names(type(self._rule(diagnostic.code)))))
 
     def _rule(self, code: str) -> Rule:
         return next(rule for rule in self.rules if rule.code == code)
@@ -220,6 +220,18 @@ class Linter:
         except Exception:  # noqa: BLE001 - any bug in a rule is reported, never raised
             _report_crash(rule, ctx.tree, ctx, result)
             return None
+
+
+_PYLINT_NAMES: Dict[str, Tuple[str, ...]] = {}
+
+
+def _pylint_names(rule) -> Tuple[str, ...]:
+    """The pylint ids and symbols a suppression comment may name a rule's findings by, at any severity."""
+    names = _PYLINT_NAMES.get(rule.code)
+    if names is None:
+        names = _PYLINT_NAMES[rule.code] = tuple(
+            name for severity in ("error", "warning", "info") for name in pylint_message(rule, severity))
+    return names
 
 
 def _suppressions_of(path: str) -> suppression.Suppressions:

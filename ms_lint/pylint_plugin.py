@@ -6,9 +6,13 @@ Options (pylint flattens every `[tool.pylint.*]` table, hence the `ms-lint-` pre
 """
 from __future__ import annotations
 
-from pylint.checkers import BaseRawFileChecker
+import bisect
 
-from ms_lint.catalog import all_rules, pylint_id
+from astroid import MANAGER, nodes
+from pylint.checkers import BaseRawFileChecker
+from pylint.constants import WarningScope
+
+from ms_lint.catalog import all_rules, pylint_message, rule_by_code
 from ms_lint.config import load, override
 from ms_lint.engine import FileResult, Linter
 from ms_lint.runner import few_collections
@@ -16,11 +20,35 @@ from ms_lint.settings import SYNTAX_LEVELS, TARGETS
 from ms_lint.source import module_name
 
 
+class _Scopes:
+    """The functions and classes of an astroid module by line, for the node a message is reported on: pylint
+    takes its `obj` (`Class.method`) from the node's frame."""
+
+    def __init__(self, module):
+        self.module = module
+        scopes = [n for n in module.nodes_of_class((nodes.FunctionDef, nodes.ClassDef))]
+        scopes.sort(key=lambda n: (n.fromlineno, -(n.tolineno or n.fromlineno)))
+        self.scopes = scopes
+        self.starts = [n.fromlineno for n in scopes]
+
+    def innermost(self, row: int):
+        """The innermost function or class whose lines hold `row`, else the module."""
+        best = self.module
+        for scope in self.scopes[:bisect.bisect_right(self.starts, row)]:
+            if scope.fromlineno <= row <= (scope.tolineno or scope.fromlineno):
+                best = scope  # later starts are nested deeper (or come after the earlier ones end)
+        return best
+
+
 def _messages():
-    return {
-        pylint_id(rule): ("%s", rule.name, rule.summary())
-        for rule in all_rules()
-    }
+    """Each rule at each severity (`catalog.pylint_message`); node-scoped, so pylint names the enclosing function
+    or class in `obj`."""
+    messages = {}
+    for rule in all_rules():
+        for severity in ("error", "warning", "info"):
+            msgid, symbol = pylint_message(rule, severity)
+            messages[msgid] = ("%s", symbol, rule.summary(), {"scope": WarningScope.NODE})
+    return messages
 
 
 class MsLintChecker(BaseRawFileChecker):
@@ -68,13 +96,18 @@ class MsLintChecker(BaseRawFileChecker):
             result = self._linter_for(path).lint_bytes(data, path)
         for message in result.internal_errors:
             self.linter.add_message("astroid-error", args=(path, message), line=1)
-        for d in result.diagnostics:
-            self._add(d)
+        if result.diagnostics:
+            scopes = _Scopes(node)
+            for d in result.diagnostics:
+                self._add(d, scopes)
         if result.facts:
             self._results.append(FileResult(path, facts=result.facts))
 
-    def _add(self, d) -> None:
-        self.add_message(d.symbol, line=d.row, col_offset=d.column, end_lineno=d.end_row,
+    def _add(self, d, scopes: "_Scopes") -> None:
+        rule = rule_by_code(d.code)
+        assert rule is not None  # diagnostics come from the catalog's rules
+        msgid, _ = pylint_message(rule, d.severity)
+        self.add_message(msgid, line=d.row, node=scopes.innermost(d.row), col_offset=d.column, end_lineno=d.end_row,
                          end_col_offset=d.end_column, args=(d.message,))
 
     def close(self) -> None:
@@ -89,9 +122,12 @@ class MsLintChecker(BaseRawFileChecker):
         if not self._results:
             return
         results, self._results = self._results, []
+        scopes: dict = {}
         for d in self._linter_for(results[0].path).judge(results):
             self.linter.set_current_module(module_name(d.path), d.path)
-            self._add(d)
+            if d.path not in scopes:
+                scopes[d.path] = _Scopes(MANAGER.ast_from_file(d.path, module_name(d.path), source=True))
+            self._add(d, scopes[d.path])
 
     def get_map_data(self):
         data, self._results = [(r.path, r.facts) for r in self._results], []

@@ -51,9 +51,11 @@ def front_end_findings(fixture_tree):
         code = "MSL099" if code == "E999" else code
         results["flake8"].setdefault(Path(path).name, set()).add((int(row), int(column), code))
 
-    from ms_lint.catalog import all_rules
+    from ms_lint.catalog import all_rules, pylint_message
 
-    symbols = {rule.name: rule.code for rule in all_rules()}
+    # every rule at every severity (`MSL006` reports `cell-created-in-graph-warning` for its warnings)
+    symbols = {pylint_message(rule, severity)[1]: rule.code for rule in all_rules()
+               for severity in ("error", "warning", "info")}
     pylint = subprocess.run(
         [sys.executable, "-m", "pylint", "--load-plugins", "ms_lint", "--disable", "all",
          "--enable", ",".join([*symbols, "syntax-error"]), "--output-format", "json", "--score", "n",

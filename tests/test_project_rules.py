@@ -15,12 +15,12 @@ import pytest
 from support import run_cli
 
 from ms_lint.analysis import compile_context
-from ms_lint.catalog import all_rules
+from ms_lint.catalog import all_rules, pylint_message
 from ms_lint.engine import Linter
 from ms_lint.settings import Settings
 
-SYMBOLS = {rule.name: rule.code for rule in all_rules()}
-CODES = {code: symbol for symbol, code in SYMBOLS.items()}
+SYMBOLS = {pylint_message(rule, severity)[1]: rule.code for rule in all_rules()
+           for severity in ("error", "warning", "info")}  # each rule's symbol at each severity
 
 MODEL = """
 import mindspore as ms
@@ -338,7 +338,8 @@ def cli(tmp_path, *extra):
 def pylint(tmp_path, files, jobs, codes):
     run = subprocess.run(
         [sys.executable, "-m", "pylint", "--load-plugins", "ms_lint", "--disable", "all",
-         "--enable", ",".join(CODES[c] for c in codes), "--output-format", "json", "-j", str(jobs), *files],
+         "--enable", ",".join(s for s, c in SYMBOLS.items() if c in codes), "--output-format", "json", "-j",
+         str(jobs), *files],
         cwd=tmp_path, capture_output=True, text=True)
     assert run.stdout.strip().startswith("["), run.stderr
     return {(_relative(item["path"]), item["line"], SYMBOLS[item["symbol"]]) for item in json.loads(run.stdout)}
