@@ -20,10 +20,8 @@ import asyncio
 import contextlib
 import difflib
 import gc
-import io
 import logging
 import re
-import tokenize
 from dataclasses import asdict
 from typing import Any, Dict, List, Optional
 from urllib.parse import unquote
@@ -37,6 +35,7 @@ from ms_lint import __version__, config
 from ms_lint.engine import Linter
 from ms_lint.fixing.apply import apply_fixes
 from ms_lint.fixing.passes import fix_source
+from ms_lint.noqa import noqa_edits
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
 from ms_lint.settings import Settings
 from ms_lint.source import SourceFile, module_name
@@ -48,7 +47,6 @@ SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.Diagnost
               "info": types.DiagnosticSeverity.Information}
 _LINE_END = re.compile(r"\r\n|\r|\n")  # LSP and Python end lines at these only (not at \f, \u2028...)
 _CHUNK = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines with their endings
-_NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z][A-Z0-9]*(?:[\s,]+[A-Z][A-Z0-9]*)*))?", re.I)
 logger = logging.getLogger(__name__)
 
 
@@ -254,33 +252,14 @@ def _parses(text: str) -> bool:
 
 
 def _noqa_edit(text: _Text, row: int, code: str) -> Optional[types.TextEdit]:
-    """`  # noqa: CODE` at the end of `row`, or `, CODE` added to its `# noqa: ...`; None where a comment cannot go
-    (the line ends inside a string or is continued with a backslash)."""
-    comment, ends = None, False
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text.text, newline="").readline):
-            if token.start[0] == row:
-                comment = token if token.type == tokenize.COMMENT else comment
-                ends = ends or token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT)
-            elif token.start[0] > row:
-                break
-    except (tokenize.TokenError, SyntaxError):
+    """`  # noqa: CODE` at the end of `row`, or `, CODE` added to its `# noqa: ...` (`ms_lint.noqa`); None where a
+    comment cannot go (the line ends inside a string or is continued with a backslash) or already suppresses it."""
+    edits = noqa_edits(text.text, {row: [code]})
+    if not edits:
         return None
-    if comment is not None:
-        match = _NOQA.search(comment.string)
-        if match and not match.group("codes"):
-            return None  # a noqa comment without codes already suppresses everything
-        if match:
-            at = text.position(row, comment.start[1] + match.end("codes"))
-            return types.TextEdit(range=types.Range(start=at, end=at), new_text=f", {code}")
-    elif not ends:
-        return None
-    lines = _LINE_END.split(text.text)
-    if not 0 < row <= len(lines):
-        return None
-    line = lines[row - 1]
-    start, end = text.position(row, len(line.rstrip())), text.position(row, len(line))
-    return types.TextEdit(range=types.Range(start=start, end=end), new_text=f"  # noqa: {code}")
+    (edit,) = edits
+    return types.TextEdit(range=types.Range(start=text.position(row, edit.start), end=text.position(row, edit.end)),
+                          new_text=edit.text)
 
 
 def create_server() -> MsLintServer:

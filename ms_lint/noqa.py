@@ -11,6 +11,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
+_LINE_END = re.compile(r"\r\n|\r|\n")  # where Python (and tokenize) end lines
 NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z][A-Z0-9]*(?:[\s,]+[A-Z][A-Z0-9]*)*))?", re.I)
 
 
@@ -28,7 +29,7 @@ def noqa_edits(text: str, codes_by_row: Mapping[int, Sequence[str]]) -> List[Lin
     """The edits that make each row's `# noqa` name its codes: a new comment at the end of the line, or the
     missing codes added to one there. Rows a comment cannot go on, rows already suppressing everything (a bare
     `# noqa`) and rows whose comment already names every code get no edit."""
-    lines = text.split("\n")
+    lines = _LINE_END.split(text)
     comments = _line_comments(text, set(codes_by_row))
     if comments is None:
         return []
@@ -37,7 +38,7 @@ def noqa_edits(text: str, codes_by_row: Mapping[int, Sequence[str]]) -> List[Lin
         if not 0 < row <= len(lines) or row not in comments:
             continue
         comment = comments[row]
-        line = lines[row - 1].rstrip("\r")
+        line = lines[row - 1]
         if comment is None:  # the line ends in code
             edits.append(LineEdit(row, len(line.rstrip()), len(line), f"  # noqa: {', '.join(_unique(codes))}"))
             continue
@@ -57,11 +58,12 @@ def noqa_edits(text: str, codes_by_row: Mapping[int, Sequence[str]]) -> List[Lin
 
 
 def apply_line_edits(text: str, edits: Iterable[LineEdit]) -> str:
-    lines = text.split("\n")
+    """`text` with `edits` made; its line endings kept."""
+    parts = re.split(r"(\r\n|\r|\n)", text)  # lines at even indexes, their endings between
     for edit in sorted(edits, key=lambda e: (e.row, e.start), reverse=True):
-        line = lines[edit.row - 1]
-        lines[edit.row - 1] = line[:edit.start] + edit.text + line[edit.end:]
-    return "\n".join(lines)
+        line = parts[2 * (edit.row - 1)]
+        parts[2 * (edit.row - 1)] = line[:edit.start] + edit.text + line[edit.end:]
+    return "".join(parts)
 
 
 def _line_comments(text: str, rows: set) -> Optional[Dict[int, Optional[tuple]]]:

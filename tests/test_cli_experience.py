@@ -292,3 +292,12 @@ def test_a_fix_that_raises_a_new_project_finding_is_not_applied(tmp_path, monkey
     monkeypatch.setattr(engine.Linter, "judge", judge_with_a_project_finding_once_fixed)
     assert run_cli("check", "--no-cache", "--fix", str(path))[0] == 1
     assert path.read_text() == BAD  # the careful second attempt rejected the fix
+
+
+def test_add_noqa_keeps_crlf_line_endings(tmp_path):
+    path = project(tmp_path, source="")
+    path.write_bytes(BAD.replace("\n", "\r\n").encode())
+    assert run_cli("check", "--add-noqa", str(path))[0] == 0
+    data = path.read_bytes()
+    assert b"return np.exp(x)  # noqa: MSL001\r\n" in data and data.count(b"\r\n") == BAD.count("\n")
+    assert b"\n" not in data.replace(b"\r\n", b"")
