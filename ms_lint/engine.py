@@ -100,6 +100,8 @@ class Linter:
                     suppressions = suppression.parse(source.text, tree)
                 if not self._suppressed(suppressions, diagnostic):
                     result.diagnostics.append(diagnostic)
+            # which line suppressions the module's own findings used (MSL098 collects the others)
+            ctx.suppressions_used = suppressions.used if suppressions is not None else set()
             for rule in rules:
                 if hasattr(rule, "collect"):
                     facts = self._collect(rule, ctx, result)
@@ -139,24 +141,39 @@ class Linter:
 
     def judge(self, results: List[FileResult]) -> List[Diagnostic]:
         """Project rules over the facts of every module in `results`; suppression comments still apply."""
-        found: List[Diagnostic] = []
         facts = {r.path: r.facts for r in results if r.facts}
         groups = projects.connected_groups({path: f.get(projects.IMPORTS, []) for path, f in facts.items()})  # type: ignore[misc]
-        for rule in self.rules:
-            if not hasattr(rule, "judge"):
+        judges = [rule for rule in self.rules if hasattr(rule, "judge")]
+        suppressions: Dict[str, suppression.Suppressions] = {}
+        kept = self._judged(judges, facts, groups, results, suppressions, last=False)
+        # then the rules that judge suppression comments, with what the project findings' suppressions used
+        for path, held in suppressions.items():
+            for rule in judges:
+                if getattr(rule, "judges_suppressions", False) and rule.code in facts.get(path, {}):
+                    known: Dict[str, Any] = facts[path][rule.code]  # type: ignore[assignment]
+                    facts[path] = {**facts[path], rule.code: {**known, "used": sorted(
+                        {*map(tuple, known["used"]), *held.used})}}
+        kept += self._judged(judges, facts, groups, results, suppressions, last=True)
+        return sorted(kept, key=Diagnostic.sort_key)
+
+    def _judged(self, judges, facts, groups, results, suppressions, last: bool) -> List[Diagnostic]:
+        """The findings of the project rules in `judges` that judge suppressions (`last`) or do not, minus the
+        suppressed ones (whose Suppressions, by path, are kept in `suppressions`)."""
+        found: List[Diagnostic] = []
+        for rule in judges:
+            if getattr(rule, "judges_suppressions", False) != last:
                 continue
             for group in groups:  # a repository of independent projects: each judged apart
                 modules = {path: facts[path][rule.code] for path in group if rule.code in facts[path]}
                 if modules:
                     found.extend(self._judge(rule, modules, results))
-        suppressions: Dict[str, suppression.Suppressions] = {}
         kept = []
         for diagnostic in found:
             if diagnostic.path not in suppressions:
                 suppressions[diagnostic.path] = _suppressions_of(diagnostic.path)
             if not self._suppressed(suppressions[diagnostic.path], diagnostic):
                 kept.append(diagnostic)
-        return sorted(kept, key=Diagnostic.sort_key)
+        return kept
 
     # ----- implementation -------------------------------------------------------------------------------------
     def _judge(self, rule: Any, modules: Dict[str, Any], results: List[FileResult]) -> List[Diagnostic]:

@@ -105,6 +105,9 @@ class Context:
         self.tensors = Tensors(graph)
         self.settings = settings
         self.compile_context = compile_context
+        # (row, code) of the line suppressions the module's findings used: set by the engine once the hooks ran,
+        # for the project rules' `collect` (MSL098 reports the unused ones)
+        self.suppressions_used: set[tuple[int, str]] = set()
 
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """`compute()`, once per module under `key` (the asking function, or a constant of its module)."""

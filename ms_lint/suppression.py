@@ -42,13 +42,19 @@ class Suppressions:
     lines: Dict[int, Set[str]] = field(default_factory=dict)
     # (first row, last row, names)
     ranges: List[Tuple[int, int, FrozenSet[str]]] = field(default_factory=list)
+    # (row, code) of the line suppressions that suppressed something (MSL098 reports the others)
+    used: Set[Tuple[int, str]] = field(default_factory=set)
 
     def suppresses(self, row: int, names: Tuple[str, ...]) -> bool:
         """`names`: the code, symbol and pylint message id of a diagnostic."""
         if self.skip_file:
             return True
         codes = self.lines.get(row)
-        if codes and (ALL in codes or any(n.startswith(c) for c in codes for n in names)):
+        if codes and ALL in codes:
+            return True
+        matched = [c for c in codes or () if any(n.startswith(c) for n in names)]
+        if matched:
+            self.used.update((row, c) for c in matched)
             return True
         return any(first <= row <= last and (ALL in held or held.intersection(names))
                    for first, last, held in self.ranges)
@@ -111,6 +117,18 @@ def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
     for name, (start, end) in open_disables.items():
         result.ranges.append((start, end, frozenset({name})))
     return result
+
+
+def noqa_comments(text: str, tree: Optional[ast.Module]) -> List[Tuple[int, int, int, List[str]]]:
+    """(row, start, end, codes) of each `# noqa: CODES` comment (`start`..`end`: the columns of its `# noqa...`
+    part), in row order; bare `# noqa` and `# flake8: noqa` are left out."""
+    found = []
+    for row, column, comment, _ in _marked_comments(text, tree):
+        match = _NOQA.search(comment)
+        if match and match.group("codes") and not _FLAKE8_FILE.search(comment):
+            codes = [c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c]
+            found.append((row, column + match.start(), column + match.end(), codes))
+    return found
 
 
 def _names(text: Optional[str]) -> Set[str]:

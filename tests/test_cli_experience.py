@@ -301,3 +301,40 @@ def test_add_noqa_keeps_crlf_line_endings(tmp_path):
     data = path.read_bytes()
     assert b"return np.exp(x)  # noqa: MSL001\r\n" in data and data.count(b"\r\n") == BAD.count("\n")
     assert b"\n" not in data.replace(b"\r\n", b"")
+
+
+# ----- MSL098 unused-noqa ---------------------------------------------------------------------------------------
+NOQA = BAD.replace("return np.exp(x)", "y = np.exp(x)  # noqa: MSL001\n        return ops.exp(y)  # noqa: MSL001"
+                   ).replace("from mindspore import nn", "from mindspore import nn, ops")
+
+
+def test_unused_noqa_only_for_rules_that_run(tmp_path):
+    path = str(project(tmp_path, source=NOQA))
+    found = json.loads(run_cli("check", "--no-cache", "--extend-select", "MSL098", "--output-format", "json",
+                               path)[1])
+    assert [(item["code"], item["location"]["row"]) for item in found] == [("MSL030", 8), ("MSL098", 12)]
+    # MSL001 does not run: its noqa comments are not judged
+    assert run_cli("check", "--no-cache", "--select", "MSL098", path) == (0, CLEAN)
+    project(tmp_path, '[tool.ms_lint]\nextend-select = ["MSL098"]\n[tool.ms_lint.per-file-ignores]\n'
+            '"model.py" = ["MSL001"]\n', source=NOQA)
+    assert codes(run_cli("check", "--no-cache", "--output-format", "json", path)[1]) == ["MSL030"]
+
+
+def test_unused_noqa_from_the_cache_and_fixed(tmp_path):
+    path = project(tmp_path, source=NOQA)
+    cache = str(tmp_path / "cache")
+    cold = run_cli("check", "--cache-dir", cache, "--extend-select", "MSL098", str(path))
+    assert "MSL098" in cold[1] and run_cli("check", "--cache-dir", cache, "--extend-select", "MSL098",
+                                           str(path)) == cold
+    assert run_cli("check", "--no-cache", "--extend-select", "MSL098", "--fix", "--select", "MSL098,MSL001",
+                   str(path))[0] == 0  # nothing left: the other noqa is used
+    assert "        return ops.exp(y)\n" in path.read_text() and "np.exp(x)  # noqa: MSL001" in path.read_text()
+
+
+def test_a_project_rules_fix_applies_once(tmp_path):
+    source = (ROOT / "fixtures" / "MSL053.py").read_text()
+    path = project(tmp_path, source=source)
+    run_cli("check", "--no-cache", "--select", "MSL053", "--fix", "--unsafe-fixes", str(path))
+    fixed = path.read_text()
+    assert fixed.count("set_seed(") == 1 and run_cli("check", "--no-cache", "--select", "MSL053", str(path)) == (
+        0, CLEAN)

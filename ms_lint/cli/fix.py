@@ -51,8 +51,12 @@ def fix(run: Run) -> int:
             run.progress.advance()
             continue
         judged = [d for d in by_path.get(result.path, ()) if d not in result.diagnostics]
-        linted = Linted(by_path.get(result.path, []), result.facts, judged)
-        fixed.append((original, fix_source(linter, source, run.applicabilities, linted=linted)))
+        if any(fixable(d, run.applicabilities) for d in judged):
+            # a project rule's fix: judged again after every pass (its finding must go once it is fixed)
+            fixed.append((original, fix_source(linter, source, run.applicabilities, groups.get(result.path, []))))
+        else:
+            linted = Linted(by_path.get(result.path, []), result.facts, judged)
+            fixed.append((original, fix_source(linter, source, run.applicabilities, linted=linted)))
         run.progress.advance()
     run.progress.start("judging the fixed files")
     fixed = _judged_again(linter, run, results, fixed, by_path, groups)

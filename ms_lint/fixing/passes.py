@@ -46,7 +46,8 @@ class FileFix:
 class Linted:
     """What a run already knows of a file before fixing it: its findings (project rules' included), its project
     facts, and the project rules' findings in it. Given it, `fix_source` does not judge the project (the run
-    judges every fixed file together once, `FileFix.facts`), and keeps the project rules' findings as they were."""
+    judges every fixed file together once, `FileFix.facts`), and keeps the project rules' findings as they were:
+    so none of them may have a fix to apply (their positions go stale and their fixes would apply again)."""
 
     diagnostics: List[Diagnostic]
     facts: dict
@@ -66,9 +67,10 @@ def fix_source(linter: Linter, source: SourceFile, applicabilities: Sequence[str
                              fixed=result)
     diagnostics = list(linted.diagnostics) if linted is not None else lint(linter, source, text)
     rejected_keys: Set[tuple] = set()
+    stale = set(linted.judged) if linted is not None else set()  # never fixed from here (`Linted`)
     for _ in range(MAX_PASSES):
         candidates = [d for d in diagnostics if d.fix is not None and d.fix.applicability in applicabilities
-                      and _key(d) not in rejected_keys and not (withhold and withhold(d, text))]
+                      and _key(d) not in rejected_keys and not (withhold and withhold(d, text)) and d not in stale]
         if not candidates:
             break
         text, diagnostics, applied = _verified_pass(lint, linter, source, text, diagnostics, candidates, result,
