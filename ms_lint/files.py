@@ -1,8 +1,9 @@
 """Which files `ms-lint check PATHS` lints.
 
-Directories are walked for `*.py`/`*.pyi` files, skipping what `exclude`/`extend-exclude` exclude (gitignore-style
-patterns relative to the project root, `ms_lint.pathspec`), what `.gitignore` files ignore (unless
-`respect-gitignore = false`), virtualenvs (a directory holding `pyvenv.cfg`), `site-packages` and `dist-packages`.
+Directories are walked for `*.py`/`*.pyi` files and notebooks (`*.ipynb`), skipping what
+`exclude`/`extend-exclude` exclude (gitignore-style patterns relative to the project root, `ms_lint.pathspec`),
+what `.gitignore` files ignore (unless `respect-gitignore = false`), virtualenvs (a directory holding
+`pyvenv.cfg`), `site-packages` and `dist-packages`.
 A path named on the command line is linted whatever the patterns say, unless `--force-exclude`.
 """
 from __future__ import annotations
@@ -15,10 +16,13 @@ from ms_lint.settings import Settings
 
 # Never descended into unless named explicitly (as ruff does); `exclude` replaces them, `extend-exclude` adds.
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".mypy_cache", ".ruff_cache",
-                    ".pytest_cache", "__pycache__", "__pypackages__", "build", "dist", "node_modules",
-                    "site-packages", ".eggs", "*.egg-info")
+                    ".pytest_cache", ".ipynb_checkpoints", "__pycache__", "__pypackages__", "build", "dist",
+                    "node_modules", "site-packages", ".eggs", "*.egg-info")
 # Installed packages: never walked into, whatever `exclude` says (name them to lint them).
 INSTALLED = ("site-packages", "dist-packages")
+
+
+LINTED_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: their code cells (`ms_lint.notebook`)
 
 
 def discover(paths: Iterable[str], settings: Settings, force_exclude: bool = False) -> List[str]:
@@ -46,7 +50,7 @@ def _walk(path: str, filters: "Filters") -> Iterator[str]:
         subdirectories[:] = sorted(d for d in subdirectories if not filters.skips_directory(os.path.join(directory, d)))
         for name in sorted(files):
             file = os.path.join(directory, name)
-            if name.endswith((".py", ".pyi")) and not filters.excluded(file, is_dir=False):
+            if name.endswith(LINTED_SUFFIXES) and not filters.excluded(file, is_dir=False):
                 yield file
 
 

@@ -25,7 +25,7 @@ class View:
     """How the human formats look: the linted lines for snippets (path -> lines; a file missing there gets no
     snippet), colour, the terminal's width (None: never wrap), and whether to print anything besides findings."""
 
-    sources: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    sources: Mapping[object, Sequence[str]] = field(default_factory=dict)  # by path, by (path, cell) in notebooks
     paint: Callable[[str, str], str] = field(default=lambda style, text: text)
     width: Optional[int] = None
     quiet: bool = False
@@ -65,12 +65,23 @@ def concise(diagnostics, files, applicabilities, view: View) -> str:
 def _headline(d: Diagnostic, applicabilities, view: View) -> str:
     paint = view.paint
     mark = " " + paint("cyan", "[*]") if fixable(d, applicabilities) else ""
-    where = paint("bold", d.path) + paint("cyan", ":") + f"{d.row}" + paint("cyan", ":") + f"{d.column + 1}"
+    where = paint("bold", d.path) + paint("cyan", ":") + (f"cell {d.cell}" + paint("cyan", ":") if d.cell else "") \
+        + f"{d.row}" + paint("cyan", ":") + f"{d.column + 1}"
     head = f"{where}{paint('cyan', ':')} {paint(_SEVERITY_STYLES[d.severity], d.code)} [{d.severity}]{mark} "
     if view.width is None:
         return head + d.message
-    indent = len(f"{d.path}:{d.row}:{d.column + 1}: {d.code} [{d.severity}]") + (4 if mark else 0) + 1
+    indent = len(f"{_where(d)}: {d.code} [{d.severity}]") + (4 if mark else 0) + 1
     return head + "\n".join(_wrapped(d.message, view.width, indent))
+
+
+def _where(d: Diagnostic) -> str:
+    """`path:row:column`, `path:cell N:row:column` in a notebook (as ruff prints them)."""
+    return f"{d.path}:{f'cell {d.cell}:' if d.cell else ''}{d.row}:{d.column + 1}"
+
+
+def _in_cell(d: Diagnostic) -> str:
+    """"cell N: " before a notebook finding's message where the format has no place for the cell."""
+    return f"cell {d.cell}: " if d.cell else ""
 
 
 def _wrapped(message: str, width: int, indent: int) -> List[str]:
@@ -87,7 +98,7 @@ def _wrapped(message: str, width: int, indent: int) -> List[str]:
 
 
 def _snippet(d: Diagnostic, view: View) -> List[str]:
-    lines = view.sources.get(d.path)
+    lines = view.sources.get((d.path, d.cell) if d.cell is not None else d.path)
     if not lines or not 0 < d.row <= len(lines):
         return []
     last = min(d.end_row if d.end_row >= d.row else d.row, d.row + 2, len(lines))
@@ -160,6 +171,7 @@ def to_json(d: Diagnostic) -> dict:
         "message": d.message,
         "severity": d.severity,
         "filename": d.path,
+        "cell": d.cell,
         "location": {"row": d.row, "column": d.column + 1},
         "end_location": {"row": d.end_row, "column": d.end_column + 1},
         "fix": _fix_json(d.fix),
@@ -199,7 +211,7 @@ def sarif(diagnostics, files, applicabilities) -> str:
             "ruleId": d.code,
             "ruleIndex": index[d.code],
             "level": _SARIF_LEVELS[d.severity],
-            "message": {"text": d.message},
+            "message": {"text": _in_cell(d) + d.message},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(d.path)},
                                                 "region": _region(d.row, d.column, d.end_row, d.end_column)}}],
         }
@@ -255,7 +267,8 @@ def github(diagnostics, files, applicabilities) -> str:
         properties = ",".join(f"{key}={_escape_property(str(value))}" for key, value in (
             ("file", d.path), ("line", d.row), ("col", d.column + 1), ("endLine", d.end_row),
             ("endColumn", d.end_column + 1), ("title", d.code)))
-        lines.append(f"::{_GITHUB_COMMANDS[d.severity]} {properties}::{_escape_data(f'{d.code} {d.message}')}")
+        lines.append(f"::{_GITHUB_COMMANDS[d.severity]} {properties}::"
+                     f"{_escape_data(f'{_in_cell(d)}{d.code} {d.message}')}")
     return _joined(lines)
 
 
@@ -280,7 +293,7 @@ def gitlab(diagnostics, files, applicabilities) -> str:
         seen[base] += 1
         fingerprint = hashlib.sha256(f"{base}\0{seen[base]}".encode()).hexdigest()
         issues.append({
-            "description": f"{d.code} {d.message}",
+            "description": f"{_in_cell(d)}{d.code} {d.message}",
             "check_name": d.code,
             "fingerprint": fingerprint,
             "severity": _GITLAB_SEVERITIES[d.severity],
@@ -300,10 +313,10 @@ def junit(diagnostics, files, applicabilities) -> str:
     suites = []
     for path, found in by_file.items():
         cases = [
-            f'    <testcase name={quoteattr(f"{d.code} {d.path}:{d.row}:{d.column + 1}")} '
+            f'    <testcase name={quoteattr(f"{d.code} {_where(d)}")} '
             f'classname={quoteattr(_uri(path))}>\n'
             f'      <failure type={quoteattr(d.code)} message={quoteattr(d.message)}>'
-            f'{escape(f"{d.path}:{d.row}:{d.column + 1}: {d.code} [{d.severity}] {d.message}")}</failure>\n'
+            f'{escape(f"{_where(d)}: {d.code} [{d.severity}] {d.message}")}</failure>\n'
             f'    </testcase>'
             for d in found
         ] or [f'    <testcase name="no findings" classname={quoteattr(_uri(path))}/>']

@@ -76,6 +76,9 @@ class Diagnostic:
     end_row: int
     end_column: int
     fix: Optional[Fix] = None
+    # a notebook's finding as reported: the 1-based cell, rows counted in the cell (`notebook.located`); inside
+    # ms_lint, rows count in the module the code cells make, and `cell` is None
+    cell: Optional[int] = None
 
     @property
     def url(self) -> str:

@@ -10,7 +10,7 @@ import re
 import tokenize
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 # Python's tokenizer ends lines only at \n, \r\n and \r (str.splitlines also splits at \f, \x1c, \u2028...).
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -33,6 +33,7 @@ class SourceFile:
     bom: bool = False
     module_name: str = ""
     _lines: Optional[List[str]] = field(default=None, repr=False)
+    notebook: Optional[Any] = field(default=None, repr=False)  # a `notebook.Notebook` whose code cells `text` joins
 
     @property
     def lines(self) -> List[str]:
@@ -65,7 +66,10 @@ def char_column(line: str, byte_column: int) -> int:
 
 
 def decode(data: bytes, path: str) -> SourceFile:
-    """Decode bytes as the interpreter would (BOM, PEP 263 coding cookie, UTF-8 default)."""
+    """Decode bytes as the interpreter would (BOM, PEP 263 coding cookie, UTF-8 default); a notebook's code cells
+    as one module (`ms_lint.notebook`)."""
+    if path.endswith(".ipynb"):
+        return _notebook(data, path)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
@@ -87,6 +91,19 @@ def decode(data: bytes, path: str) -> SourceFile:
     except LookupError:
         raise SourceError(f"unknown encoding {encoding!r} declared in the coding cookie") from None
     return SourceFile(path=path, text=text, encoding=encoding, bom=bom, module_name=module_name(path))
+
+
+def _notebook(data: bytes, path: str) -> SourceFile:
+    from ms_lint.notebook import Notebook, NotebookError
+
+    try:
+        notebook = Notebook.read(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"cannot decode the notebook as UTF-8: byte 0x{data[exc.start]:02x} at offset "
+                          f"{exc.start} is invalid") from None
+    except NotebookError as exc:
+        raise SourceError(str(exc)) from None
+    return SourceFile(path=path, text=notebook.text, module_name=module_name(path), notebook=notebook)
 
 
 def read(path: str) -> SourceFile:

@@ -77,7 +77,9 @@ def test_json_schema(tmp_path):
     write_project(tmp_path)
     _, out = run_cli("check", "--output-format", "json", str(tmp_path))
     (item,) = json.loads(out)
-    assert set(item) == {"code", "symbol", "message", "severity", "filename", "location", "end_location", "fix", "url"}
+    assert set(item) == {"code", "symbol", "message", "severity", "filename", "cell", "location", "end_location",
+                         "fix", "url"}
+    assert item["cell"] is None  # a notebook cell number, in notebooks only
     assert item["location"] == {"row": 6, "column": 16} and item["end_location"] == {"row": 6, "column": 25}
     assert item["fix"]["applicability"] == "unsafe"
     assert item["fix"]["edits"] == [{"content": "ops.exp(x)", "location": {"row": 6, "column": 16},

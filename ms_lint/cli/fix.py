@@ -81,7 +81,7 @@ def fix(run: Run) -> int:
                 diff_found = diff_found or result.changed
                 sys.stdout.writelines(_diff(source.text, result.text, path))
             elif not args.dry_run:
-                sys.stdout.write(result.text)  # a fixed buffer goes back where it came from
+                sys.stdout.write(_as_file(result.source, result.text))  # a fixed buffer goes back where it came from
             applied.extend(result.applied)
             remaining.extend(result.remaining)
             continue
@@ -144,7 +144,7 @@ def add_noqa(run: Run, results: List[FileResult], diagnostics: List[Diagnostic])
             continue
         text = apply_line_edits(source.text, edits)
         if run.stdin is not None:
-            sys.stdout.write(text)
+            sys.stdout.write(_as_file(source, text))
             added += len(edits)
             continue
         original = _read(path)
@@ -211,6 +211,20 @@ def _groups(results: List[FileResult]) -> Dict[str, List[FileResult]]:
         for path in group:
             found[path] = [r for r in members if r.path != path]
     return found
+
+
+def _as_file(source, text: str) -> str:
+    """What a file holding `text` (the code as linted) contains: a notebook's JSON for a notebook (unchanged,
+    with the reason on standard error, when the fixed cells cannot be written back)."""
+    from ms_lint.notebook import NotebookError
+
+    if source.notebook is None:
+        return text
+    try:
+        return source.notebook.updated(text)
+    except NotebookError as error:
+        print(f"ms-lint: {source.path}: {error}", file=sys.stderr)
+        return source.notebook.raw
 
 
 def _read(path: str):

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from ms_lint import formats, runner
 from ms_lint.cli.terminal import Paint, Progress, is_terminal, wants_colour
 from ms_lint.engine import FileResult, Linter
+from ms_lint.notebook import Notebook, is_notebook, located
 from ms_lint.rule import Diagnostic
 from ms_lint.settings import Settings
 
@@ -77,17 +79,28 @@ def lint_and_judge(run: Run):
     return results, diagnostics
 
 
-def report(run: Run, diagnostics: List[Diagnostic], results: Sequence[FileResult] = ()) -> None:
+def report(run: Run, diagnostics: List[Diagnostic], results: Sequence[FileResult] = (),
+           texts: Optional[Dict[str, str]] = None) -> None:
+    """`texts`: path -> the text the diagnostics were found in, where it is not the results' (a fixed file)."""
     args = run.args
+    texts = {**{r.path: r.source.text for r in results if r.source is not None}, **(texts or {})}
+    notebooks = {path: text for path, text in texts.items() if is_notebook(path)}
+    diagnostics = located(diagnostics, notebooks) if notebooks else diagnostics
     if args.statistics:
         sys.stdout.write(formats.statistics(diagnostics, run.applicabilities))
         return
     colour = wants_colour(sys.stdout)
     width = shutil.get_terminal_size().columns if is_terminal(sys.stdout) else None
-    sources = {r.path: r.source.lines for r in results if r.source is not None}
+    sources: Dict[object, List[str]] = {path: _LINE_END.split(text) for path, text in texts.items()
+                                         if path not in notebooks}
+    for path, text in notebooks.items():
+        sources.update(((path, cell), lines) for cell, lines in Notebook.cell_lines(text).items())
     view = formats.View(sources=sources, paint=Paint(colour), width=width, quiet=args.quiet)
     sys.stdout.write(formats.render(args.output_format, diagnostics, run.files, run.applicabilities,
                                     view))
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def print_fixes(title: str, diagnostics: List[Diagnostic], validated=None) -> None:

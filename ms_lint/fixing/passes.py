@@ -240,6 +240,13 @@ def write_atomically(source: SourceFile, text: str, original: bytes) -> None:
     original: a failure at any point leaves the original untouched.
     """
     path = source.path
+    if source.notebook is not None:  # the fixed code cells go back into the notebook's JSON
+        from ms_lint.notebook import NotebookError
+
+        try:
+            text = source.notebook.updated(text)
+        except NotebookError as error:
+            raise WriteError(f"{path}: {error}") from None
     try:
         with open(path, "rb") as handle:
             if handle.read() != original:
