@@ -10,6 +10,7 @@ import sys
 from collections import Counter
 from typing import Dict, List, Tuple
 
+from ms_lint import runner
 from ms_lint.analysis import projects
 from ms_lint.cli.run import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Run, lint_and_judge, print_fixes, report
 from ms_lint.engine import FileResult, Linter
@@ -39,25 +40,26 @@ def fix(run: Run) -> int:
     to_fix = [r for r in results if any(fixable(d, run.applicabilities) for d in by_path.get(r.path, ()))]
     remaining.extend(d for r in results if r not in to_fix for d in by_path.get(r.path, ()))
     run.progress.start("fixing", len(to_fix))
-    for result in to_fix:
-        original = run.stdin if run.stdin is not None else _read(result.path)
-        try:
-            source = decode(original, result.path) if original is not None else None
-        except SourceError:
-            source = None
-        if source is None or source.text != (result.source.text if result.source else None):
-            remaining.extend(by_path.get(result.path, ()))  # changed or unreadable since it was linted
-            problems = problems or original is None
+    with runner.few_collections():  # each verified pass parses and lints a large module again
+        for result in to_fix:
+            original = run.stdin if run.stdin is not None else _read(result.path)
+            try:
+                source = decode(original, result.path) if original is not None else None
+            except SourceError:
+                source = None
+            if source is None or source.text != (result.source.text if result.source else None):
+                remaining.extend(by_path.get(result.path, ()))  # changed or unreadable since it was linted
+                problems = problems or original is None
+                run.progress.advance()
+                continue
+            judged = [d for d in by_path.get(result.path, ()) if d not in result.diagnostics]
+            if any(fixable(d, run.applicabilities) for d in judged):
+                # a project rule's fix: judged again after every pass (its finding must go once it is fixed)
+                fixed.append((original, fix_source(linter, source, run.applicabilities, groups.get(result.path, []))))
+            else:
+                linted = Linted(by_path.get(result.path, []), result.facts, judged)
+                fixed.append((original, fix_source(linter, source, run.applicabilities, linted=linted)))
             run.progress.advance()
-            continue
-        judged = [d for d in by_path.get(result.path, ()) if d not in result.diagnostics]
-        if any(fixable(d, run.applicabilities) for d in judged):
-            # a project rule's fix: judged again after every pass (its finding must go once it is fixed)
-            fixed.append((original, fix_source(linter, source, run.applicabilities, groups.get(result.path, []))))
-        else:
-            linted = Linted(by_path.get(result.path, []), result.facts, judged)
-            fixed.append((original, fix_source(linter, source, run.applicabilities, linted=linted)))
-        run.progress.advance()
     run.progress.start("judging the fixed files")
     fixed = _judged_again(linter, run, results, fixed, by_path, groups)
     run.progress.done()
