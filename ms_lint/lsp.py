@@ -42,7 +42,7 @@ from ms_lint.source import SourceFile, module_name
 
 SOURCE = "ms-lint"
 FIX_ALL = "source.fixAll.ms-lint"
-DEBOUNCE_SECONDS = 0.3  # after the last change, before linting: typing does not lint at every keystroke
+DEBOUNCE_SECONDS = 0.1  # after the last change, before linting: typing does not lint at every keystroke
 SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
               "info": types.DiagnosticSeverity.Information}
 _LINE_END = re.compile(r"\r\n|\r|\n")  # LSP and Python end lines at these only (not at \f, \u2028...)

@@ -37,7 +37,7 @@ def test_benchmark_runs():
         [sys.executable, str(BENCHMARK), "--source", "generated", "--lines", "200", "--edits", "2", "--opens", "2"],
         capture_output=True, text=True, timeout=300)
     assert process.returncode == 0, process.stderr
-    for label in ("first diagnostics (didOpen)", "update after an edit (didChange), raw", "without the 300 ms debounce",
+    for label in ("first diagnostics (didOpen)", "update after an edit (didChange), raw", "ms debounce",
                   "save (didSave)"):
         assert label in process.stdout, process.stdout
     assert "diagnostics in the file: 0" not in process.stdout, process.stdout
