@@ -21,7 +21,7 @@ FIXED = LIST.replace("[nn.Dense(2, 2), nn.Dense(2, 2)]", "nn.CellList([nn.Dense(
 def test_fix_writes_the_file_and_reports_what_is_left(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(LIST)
-    code, out = run_cli("check", "--fix", str(path))
+    code, out = run_cli("check", "--fix", "--unsafe-fixes", str(path))
     assert code == 0 and out == ""
     assert path.read_text() == FIXED
 
@@ -29,11 +29,11 @@ def test_fix_writes_the_file_and_reports_what_is_left(tmp_path):
 def test_diff_changes_nothing_and_exits_1_only_when_there_is_a_diff(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(LIST)
-    code, out = run_cli("check", "--diff", str(path))
+    code, out = run_cli("check", "--diff", "--unsafe-fixes", str(path))
     assert code == 1 and "-        self.layers = [nn.Dense" in out and "+        self.layers = nn.CellList(" in out
     assert path.read_text() == LIST
     path.write_text(FIXED)
-    assert run_cli("check", "--diff", str(path)) == (0, "")
+    assert run_cli("check", "--diff", "--unsafe-fixes", str(path)) == (0, "")
 
 
 def test_unsafe_fixes_need_the_flag_and_exit_non_zero_on_fix(tmp_path):
@@ -52,7 +52,7 @@ def test_crlf_bom_latin1_and_permissions_are_kept(tmp_path):
     os.chmod(crlf, 0o750)
     latin = tmp_path / "latin.py"
     latin.write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + LIST.encode())
-    run_cli("check", "--fix", str(tmp_path))
+    run_cli("check", "--fix", "--unsafe-fixes", str(tmp_path))
     assert crlf.read_bytes() == b"\xef\xbb\xbf" + FIXED.replace("\n", "\r\n").encode()
     assert stat.S_IMODE(os.stat(crlf).st_mode) == 0o750
     assert latin.read_bytes() == b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + FIXED.encode()
@@ -77,7 +77,7 @@ def test_a_failed_write_leaves_the_file_untouched(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(passes.os, "replace", disk_full)
-    code, _ = run_cli("check", "--fix", str(path))
+    code, _ = run_cli("check", "--fix", "--unsafe-fixes", str(path))
     assert code == 2 and path.read_text() == LIST
     assert [p.name for p in tmp_path.iterdir()] == ["m.py"]  # no temporary file left behind
 

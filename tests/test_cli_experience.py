@@ -45,7 +45,7 @@ def test_rules_and_rule_as_json():
     rules = json.loads(out)
     assert code == 0 and len(rules) == len({r["code"] for r in rules}) > 40
     first = next(r for r in rules if r["code"] == "MSL030")
-    assert first["name"] == "cell-list-attribute" and first["fix"] == "safe" and first["pylint_id"] == "E8730"
+    assert first["name"] == "cell-list-attribute" and first["fix"] == "unsafe" and first["pylint_id"] == "E8730"
     assert first["explanation"].startswith("# MSL030")
     assert json.loads(run_cli("rule", "MSL030", "--output-format", "json")[1]) == first
 
@@ -115,9 +115,13 @@ def test_standard_input_uses_the_filename_for_configuration(tmp_path, monkeypatc
 
 def test_standard_input_fix_writes_the_fixed_code_to_standard_output(tmp_path, monkeypatch, capsys):
     path = project(tmp_path, source="x = 1\n")
-    code, out = stdin_cli(monkeypatch, BAD.encode(), "--fix", "--stdin-filename", str(path), "-")
+    code, out = stdin_cli(monkeypatch, BAD.encode(), "--fix", "--unsafe-fixes", "--select", "MSL030",
+                          "--stdin-filename", str(path), "-")
     assert out == BAD.replace("[nn.Dense(2, 2), nn.Dense(2, 2)]", "nn.CellList([nn.Dense(2, 2), nn.Dense(2, 2)])")
-    assert code == 1 and "MSL001" in capsys.readouterr().err  # what is left goes to standard error
+    assert code == 0
+    code, out = stdin_cli(monkeypatch, BAD.encode(), "--fix", "--stdin-filename", str(path), "-")
+    assert out == BAD and code == 1  # nothing safe to fix: the code back as it came
+    assert "MSL001" in capsys.readouterr().err  # what is left goes to standard error
     assert stdin_cli(monkeypatch, b"x = 1\n", "--fix", "--stdin-filename", str(path), "-") == (0, "x = 1\n")
     assert path.read_text() == "x = 1\n"
 
@@ -268,7 +272,7 @@ def test_fix_lints_only_the_files_it_fixes(tmp_path, monkeypatch):
     original = engine.Linter.lint_source
     monkeypatch.setattr(engine.Linter, "lint_source", lambda self, source: linted.append(source.path)
                         or original(self, source))
-    assert run_cli("check", "--no-cache", "--fix", str(tmp_path))[0] == 1
+    assert run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "MSL030", str(tmp_path))[0] == 0
     assert "nn.CellList([nn.Dense" in path.read_text()
     assert sorted(set(linted)) == sorted(str(p) for p in tmp_path.glob("*.py"))  # the first pass: every file
     assert linted.count(str(tmp_path / "clean0.py")) == 1  # never again: nothing to fix there
@@ -290,7 +294,7 @@ def test_a_fix_that_raises_a_new_project_finding_is_not_applied(tmp_path, monkey
         return found
 
     monkeypatch.setattr(engine.Linter, "judge", judge_with_a_project_finding_once_fixed)
-    assert run_cli("check", "--no-cache", "--fix", str(path))[0] == 1
+    assert run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "MSL030", str(path))[0] == 1
     assert path.read_text() == BAD  # the careful second attempt rejected the fix
 
 

@@ -88,15 +88,16 @@ def test_overlapping_fixes_are_deferred_to_the_next_pass():
 
 def test_hoists_into_one_init_apply_in_one_pass_with_distinct_names_in_order():
     text = ("from mindspore import nn\n\nclass N(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-            "        self.relu = nn.ReLU()\n\n    def construct(self, x):\n"
-            "        return nn.Sigmoid()(nn.ReLU()(nn.ReLU()(x)))\n")
+            "        self.relu = nn.ReLU()\n        self.dense = nn.Dense(2, 2)\n\n    def construct(self, x):\n"
+            "        return nn.Dense(2, 2)(nn.Dense(2, 2)(nn.ReLU()(nn.ReLU()(x))))\n")
     linter = Linter(Settings(select=("MSL006",)))
     result = linter.lint_source(SourceFile(path="h.py", text=text))
     fixed = apply_fixes(text, result.diagnostics, ("safe", "unsafe"))
-    assert len(fixed.applied) == 3 and fixed.deferred == []
-    assert ("        self.relu = nn.ReLU()\n        self.sigmoid = nn.Sigmoid()\n        self.relu_2 = nn.ReLU()\n"
-            "        self.relu_3 = nn.ReLU()\n") in fixed.text
-    assert "return self.sigmoid(self.relu_2(self.relu_3(x)))" in fixed.text
+    assert len(fixed.applied) == 4 and fixed.deferred == []
+    # layers with weights get weights of their own; weight-free ones share the attribute built the same way
+    assert "        self.dense = nn.Dense(2, 2)\n        self.dense_2 = nn.Dense(2, 2)\n" \
+           "        self.dense_3 = nn.Dense(2, 2)\n" in fixed.text
+    assert "return self.dense_2(self.dense_3(self.relu(self.relu(x))))" in fixed.text
     ast.parse(fixed.text)
 
 

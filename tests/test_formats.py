@@ -58,6 +58,8 @@ def test_junit_is_valid_xml_with_one_failure_per_finding():
 
 def test_text_marks_fixable_findings_and_statistics_count_per_rule():
     text = output("text")
-    assert "MSL030 [error] [*] Python list of Cells" in text and "[*] 2 fixable with `--fix`." in text
+    assert "MSL030 [error] Python list of Cells" in text and "4 more with `--fix --unsafe-fixes`." in text
+    code, unsafe = run_cli("check", "--unsafe-fixes", EXAMPLE)
+    assert "MSL030 [error] [*] Python list of Cells" in unsafe and "[*] 4 fixable with `--fix`." in unsafe
     code, stats = run_cli("check", "--statistics", EXAMPLE)
     assert code == 1 and stats.splitlines()[0].split()[:2] == ["2", "MSL040"]

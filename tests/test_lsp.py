@@ -187,7 +187,7 @@ async def test_diagnostics_on_open(client: LanguageClient, tmp_path):
     assert numpy.range == types.Range(start=types.Position(line=12, character=15),
                                       end=types.Position(line=12, character=24))
     assert numpy.message.startswith("NumPy call `np.exp` on tensor data in graph code reached from `Net.construct`")
-    assert cells.data["fix"]["applicability"] == "safe" and numpy.data["fix"]["applicability"] == "unsafe"
+    assert cells.data["fix"]["applicability"] == "unsafe" and numpy.data["fix"]["applicability"] == "unsafe"
 
 
 @server_test
@@ -334,9 +334,9 @@ async def test_quick_fix_from_diagnostic_data(client: LanguageClient, tmp_path):
     uri = _uri(client, tmp_path)
     cells = _by_code(await _open(client, uri), "MSL030")
     actions = await _actions(client, uri, [cells])
-    assert [a.title for a in actions] == ["MSL030: Wrap in `nn.CellList`", "Suppress MSL030 with # noqa"]
+    assert [a.title for a in actions] == ["MSL030: Wrap in `nn.CellList` (unsafe)", "Suppress MSL030 with # noqa"]
     fix = actions[0]
-    assert fix.kind == types.CodeActionKind.QuickFix and fix.is_preferred and list(fix.diagnostics) == [cells]
+    assert fix.kind == types.CodeActionKind.QuickFix and not fix.is_preferred and list(fix.diagnostics) == [cells]
     (edit,) = _edits(fix, uri, 1)
     assert edit.new_text == CELL_LIST + "\n"
     assert edit.range == types.Range(start=types.Position(line=7, character=0),
@@ -379,7 +379,7 @@ async def test_no_noqa_where_a_comment_would_change_the_code(client: LanguageCli
     uri = _uri(client, tmp_path, text=text)
     cells = _by_code(await _open(client, uri, text), "MSL030")
     titles = [a.title for a in await _actions(client, uri, [cells])]
-    assert titles == ["MSL030: Wrap in `nn.CellList`"]
+    assert titles == ["MSL030: Wrap in `nn.CellList` (unsafe)"]
 
 
 @server_test
@@ -393,19 +393,22 @@ async def test_stale_diagnostics_get_no_edits(client: LanguageClient, tmp_path):
 
 @server_test
 async def test_fix_all_applies_safe_fixes_only(client: LanguageClient, tmp_path):
-    uri = _uri(client, tmp_path)
-    published = await _open(client, uri)
+    dropout = "        self.drop = nn.Dropout(keep_prob=0.9)"  # MSL062: a safe fix
+    text = MODEL.replace(LAYERS, LAYERS + "\n" + dropout)
+    uri = _uri(client, tmp_path, text=text)
+    published = await _open(client, uri, text)
     for only in (["source.fixAll"], ["source.fixAll.ms-lint"], ["source"]):
         (action,) = await _actions(client, uri, [], only=only)
         assert action.kind == "source.fixAll.ms-lint"
-        fixed = _apply(MODEL, _edits(action, uri, 1))
-        assert fixed == MODEL.replace(LAYERS, CELL_LIST)  # the unsafe np.exp fix is left alone
-    expected = fix_source(Linter(), SourceFile(str(tmp_path / "model.py"), MODEL), ("safe",)).text
+        fixed = _apply(text, _edits(action, uri, 1))
+        # the unsafe fixes (CellList, np.exp) are left alone
+        assert fixed == text.replace("keep_prob=0.9", "p=0.1")
+    expected = fix_source(Linter(), SourceFile(str(tmp_path / "model.py"), text), ("safe",)).text
     assert fixed == expected
     quick = await _actions(client, uri, published.diagnostics, only=["quickfix"],
                            range_=types.Range(start=types.Position(line=0, character=0),
-                                              end=types.Position(line=13, character=0)))
-    assert all(a.kind == types.CodeActionKind.QuickFix for a in quick) and len(quick) == 4
+                                              end=types.Position(line=14, character=0)))
+    assert all(a.kind == types.CodeActionKind.QuickFix for a in quick) and len(quick) == 6
     assert not [a for a in await _actions(client, uri, published.diagnostics) if a.kind == "source.fixAll.ms-lint"]
 
 

@@ -34,6 +34,7 @@ class Net(nn.Cell):
     def __init__(self):
         super().__init__()
         self.layers = [nn.Dense(4, 4), nn.Dense(4, 4)]
+        self.drop = nn.Dropout(keep_prob=0.9)
 
     def construct(self, x):
         for layer in self.layers:
@@ -45,7 +46,7 @@ CELL_LIST = "        self.layers = nn.CellList([nn.Dense(4, 4), nn.Dense(4, 4)])
 NUMPY = "        return np.exp(x), np.tanh(x)\n"
 QUICK_FIXED = MODEL.replace("from mindspore import nn\n", "from mindspore import nn, ops\n").replace(
     NUMPY, "        return ops.exp(x), np.tanh(x)\n")
-FIXED_ALL = QUICK_FIXED.replace(LIST, CELL_LIST)
+FIXED_ALL = QUICK_FIXED.replace("keep_prob=0.9", "p=0.1")  # MSL062's fix is safe; MSL030's is not
 
 
 def documented_blocks() -> list:
@@ -105,17 +106,19 @@ def test_documented_neovim_setup_lints_and_fixes(tmp_path):
     assert not seen["errors"], context
     assert seen["filetype"] == "python"
     assert seen["clients"] == ["ms-lint"], context
-    # 0-based lines and columns: the list attribute (MSL030) and the two NumPy calls (MSL001)
+    # 0-based lines and columns: the list attribute (MSL030), keep_prob (MSL062) and the two NumPy calls (MSL001)
     assert diagnostics(seen["diagnostics"]) == [
-        ("MSL030", 7, 8, "ms-lint"), ("MSL001", 12, 15, "ms-lint"), ("MSL001", 12, 26, "ms-lint")], context
+        ("MSL030", 7, 8, "ms-lint"), ("MSL062", 8, 20, "ms-lint"), ("MSL001", 13, 15, "ms-lint"),
+        ("MSL001", 13, 26, "ms-lint")], context
     # the menu of the code action on `np.exp`: its fix first, then its suppression, nothing for the other finding
     assert seen["menus"][0] == ["MSL001: Replace with `ops.exp` (unsafe)", "Suppress MSL001 with # noqa"], context
     assert seen["after_quick_fix"] == QUICK_FIXED, context
     assert diagnostics(seen["diagnostics_after_quick_fix"]) == [
-        ("MSL030", 7, 8, "ms-lint"), ("MSL001", 12, 27, "ms-lint")], context
-    # fix all: the safe fix (nn.CellList) only; the unsafe `np.tanh` one stays a finding
+        ("MSL030", 7, 8, "ms-lint"), ("MSL062", 8, 20, "ms-lint"), ("MSL001", 13, 27, "ms-lint")], context
+    # fix all: the safe fix (`p=`) only; the unsafe ones (nn.CellList, `np.tanh`) stay findings
     assert seen["after_fix_all"] == FIXED_ALL, context
-    assert diagnostics(seen["diagnostics_after_fix_all"]) == [("MSL001", 12, 27, "ms-lint")], context
+    assert diagnostics(seen["diagnostics_after_fix_all"]) == [
+        ("MSL030", 7, 8, "ms-lint"), ("MSL001", 13, 27, "ms-lint")], context
     assert seen["file"] == MODEL, "the edits stay in the buffer until it is saved"
 
 

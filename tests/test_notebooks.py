@@ -57,8 +57,9 @@ def test_fixes_change_only_the_cells_source_and_keep_magics(tmp_path):
 
 def test_the_files_formatting_is_kept(tmp_path):
     path = notebook(tmp_path, indent=2)
-    run_cli("check", "--no-cache", "--fix", str(path))
+    run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", str(path))
     text = path.read_text(encoding="utf-8")
+    assert "nn.CellList(" in text
     assert text.startswith('{\n  "cells": [\n    {') and text.endswith("}\n")
 
 
@@ -66,14 +67,14 @@ def test_a_notebook_whose_json_cannot_be_reproduced_is_not_written(tmp_path, cap
     path = notebook(tmp_path)
     odd = path.read_text(encoding="utf-8").replace('"cells": [', '"cells":  [')
     path.write_text(odd, encoding="utf-8")
-    assert run_cli("check", "--no-cache", "--fix", str(path))[0] == 2
+    assert run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", str(path))[0] == 2
     assert path.read_text(encoding="utf-8") == odd
     assert "formatting cannot be reproduced" in capsys.readouterr().err
 
 
 def test_add_noqa_and_diff_work_on_notebooks(tmp_path):
     path = notebook(tmp_path)
-    code, diff = run_cli("check", "--no-cache", "--diff", str(path))
+    code, diff = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", str(path))
     assert code == 1 and "+        self.layers = nn.CellList([nn.Dense(2, 2), nn.Dense(2, 2)])" in diff
     assert run_cli("check", "--no-cache", "--add-noqa", str(path))[0] == 0
     cell = json.loads(path.read_text(encoding="utf-8"))["cells"][2]["source"]
@@ -105,6 +106,6 @@ def test_standard_input_notebook_fix_prints_the_notebook(tmp_path, monkeypatch):
     path = notebook(tmp_path)
     data = path.read_bytes()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
-    code, out = run_cli("check", "--no-cache", "--fix", "--stdin-filename", str(path), "-")
+    code, out = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--stdin-filename", str(path), "-")
     fixed = json.loads(out)
     assert "nn.CellList(" in "".join(fixed["cells"][2]["source"]) and path.read_bytes() == data

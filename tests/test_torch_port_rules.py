@@ -268,7 +268,7 @@ def test_msl031_buffers_created_with_requires_grad_false_are_a_warning():
         ''')
     found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
     assert [(d.row, d.severity, d.fix.applicability) for d in found] == [(7, "warning", "unsafe"),
-                                                                        (8, "error", "safe")]
+                                                                        (8, "error", "unsafe")]
     assert "missing from `parameters_dict()` and from checkpoints" in found[0].message
 
 

@@ -137,7 +137,7 @@ def test_example_fix_session_validates_the_fixed_network(example):
     original = model.read_text(encoding="utf-8")
     completed = _ms_lint("check", "--fix", "--unsafe-fixes", "--validate", "--show-fixes", "examples", cwd=example)
     assert completed.returncode == 0, completed.stderr
-    assert "model.py:30:9: MSL030 (safe) Wrap in `nn.CellList` [PortedResNet: validated]" in completed.stdout
+    assert "model.py:30:9: MSL030 (unsafe) Wrap in `nn.CellList` [PortedResNet: validated]" in completed.stdout
     report = completed.stderr
     assert "examples/ported_resnet/model.py: PortedResNet [float32[2,3,8,8]] (LAX)" in report
     assert "before: does not compile in GRAPH_MODE (RuntimeError: The parameter" in report

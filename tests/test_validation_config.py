@@ -109,7 +109,7 @@ def _port(tmp_path):
 
 def test_jobs_name_each_changed_cell_with_its_spec_and_fixes(tmp_path):
     linter, source = _port(tmp_path)
-    fixed = fix_source(linter, source, ("safe",))
+    fixed = fix_source(linter, source, ("safe", "unsafe"))
     [job] = jobs_for(linter, [fixed], ValidationConfig.from_settings(linter.settings))
     assert job.module == "port" and not job.strict
     assert job.cells == {"Good": CellSpec(inputs=("float32[1,2]",)), "Bad": CellSpec(inputs=("float32[1,2]",))}
@@ -118,7 +118,7 @@ def test_jobs_name_each_changed_cell_with_its_spec_and_fixes(tmp_path):
 
 def test_fixes_that_make_a_cell_worse_are_withheld(tmp_path, monkeypatch, capsys):
     linter, source = _port(tmp_path)
-    fixed = fix_source(linter, source, ("safe",))
+    fixed = fix_source(linter, source, ("safe", "unsafe"))
     ran = {"built": True, "compiled": True, "ran": True, "matches_pynative": True}
     broken = {"built": True, "compiled": False, "ran": False, "matches_pynative": None, "error": "E"}
 
@@ -128,7 +128,7 @@ def test_fixes_that_make_a_cell_worse_are_withheld(tmp_path, monkeypatch, capsys
 
     monkeypatch.setattr(validation, "run", fake_run)
     monkeypatch.setattr(validation, "mindspore_available", lambda: True)
-    outcome = validation.validate_fixes(linter, [fixed], ("safe",))
+    outcome = validation.validate_fixes(linter, [fixed], ("safe", "unsafe"))
     assert outcome.failed
     kept = outcome.replacements[source.path]
     assert "self.layers = nn.CellList([nn.Dense(2, 2), nn.Dense(2, 2)])" in kept.text  # Good's fix stays

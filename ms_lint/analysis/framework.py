@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import FrozenSet, Iterable, Optional
 
+from ms_lint.analysis import mindspore_nn
+
 # Packages whose public CapWords classes are nn.Cell subclasses. `mindtorch.torch.nn.Module` is a Cell whose
 # graph entry point is `forward` (MindTorch's construct calls it).
 _CELL_PACKAGES = ("mindspore.nn.", "mindspore.mint.nn.")
@@ -50,8 +52,10 @@ NUMPY_ARRAY_CONSTRUCTORS = frozenset({"array", "asarray", "zeros", "ones", "full
 def class_kind(qualname: str) -> Optional[str]:
     """"cell" or "module" for MindSpore/MindTorch classes that are Cells, None for anything else."""
     package, _, last = qualname.rpartition(".")
-    if not last[:1].isupper() or last in _NOT_CELLS or ".metrics" in package:
+    if not last[:1].isupper() or last in _NOT_CELLS or ".metrics" in package or ".functional" in package:
         return None
+    if package in mindspore_nn.NAMES and last not in mindspore_nn.NAMES[package]:
+        return None  # no such class in 2.10 (`mint.nn.Log_softmax`): calling it builds nothing
     package += "."
     if package.startswith(_MODULE_PACKAGES):
         return "module"

@@ -85,6 +85,9 @@ class TensorValues:
         self._memo: Dict[int, bool] = {}
         self._local: Optional["TensorValues"] = None  # the same analysis with arguments taken for numbers
         self._collect_definitions()
+        # some caller passes a NumPy array (or other host data) to one of the parameters: a NumPy helper that also
+        # runs on host data, which a rewrite to MindSpore ops would break (MSL001 offers no fix there)
+        self.called_with_host_arrays = False
         self.parameters = self._parameters()
 
     # ----- public queries -------------------------------------------------------------------------------------
@@ -197,6 +200,9 @@ class TensorValues:
             func = expr.func
             if isinstance(func, ast.Attribute) and func.attr in ("asnumpy", "numpy") and self.derives(func.value):
                 return True
+            if isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS and self.is_ndarray(func.value,
+                                                                                                   depth + 1):
+                return True  # `grid.reshape(...)` of an array is an array
             qualname = self.graph.names.qualname(func) or ""
             function = qualname.rpartition(".")[2]
             if not qualname.startswith("numpy.") or function in NUMPY_SCALAR_FUNCTIONS:
@@ -213,6 +219,8 @@ class TensorValues:
             return isinstance(value, ast.expr) and self.is_ndarray(value, depth + 1)
         if isinstance(expr, ast.BinOp):
             return self.is_ndarray(expr.left, depth + 1) or self.is_ndarray(expr.right, depth + 1)
+        if isinstance(expr, ast.Attribute) and expr.attr == "T" or isinstance(expr, ast.Subscript):
+            return self.is_ndarray(expr.value, depth + 1)  # `a.T`, `grid[0]`
         return False
 
     # ----- implementation -------------------------------------------------------------------------------------
@@ -397,6 +405,8 @@ class TensorValues:
                 arguments = arguments[:starred]
             mapped = list(zip(positional, arguments)) + [(k.arg, k.value) for k in call.keywords]
             for name, value in mapped:
+                if values.is_ndarray(value) or values.on_host(value):
+                    self.called_with_host_arrays = True
                 if values.derives(value):
                     kinds[name] = "tensor"
                 else:
@@ -437,6 +447,11 @@ class TensorValues:
         """`self.<attribute> = P.Shape()` (or `ops.Rank()`...) in the class or a base: calling it gives Python ints."""
         owner = self.graph.owner_class(self.method())
         return owner is not None and any(attribute in s.metadata_attributes for s in self.graph.mro(owner))
+
+
+# ndarray methods that return an array
+_ARRAY_METHODS = frozenset({"reshape", "astype", "transpose", "copy", "flatten", "ravel", "squeeze", "swapaxes",
+                            "repeat", "clip", "round", "cumsum", "take"})
 
 
 def _returns_metadata(function: Optional[ast.AST]) -> bool:

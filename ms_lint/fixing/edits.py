@@ -50,3 +50,14 @@ def complement(literal: str) -> Optional[str]:
     except InvalidOperation:
         return None
     return repr(float(Decimal(1) - value))
+
+
+def float_fill(ctx, value: ast.expr) -> str:
+    """The text of `value` as a float: `Tensor.fill_diagonal` takes a float fill only (2.10: `TypeError: For
+    'FillDiagonal', the type of 'fill_value' should be 'float', but got type 'int'`, measured): `0` -> `0.0`,
+    `n` -> `float(n)`."""
+    if isinstance(value, ast.Constant) and type(value.value) is float:
+        return ctx.text(value)
+    if isinstance(value, ast.Constant) and type(value.value) is int:
+        return repr(float(value.value))
+    return f"float({ctx.text(value)})"

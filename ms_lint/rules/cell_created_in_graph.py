@@ -95,10 +95,11 @@ class CellCreatedInGraph(Rule):
             severity, consequence = "warning", ("its `weight_init` fixes the weights, so each call computes the "
                                                 "same fixed filter, but it is rebuilt at every compile and never "
                                                 "trained")
+        weightless = severity == "warning" and not _fixed_weights(node, layer)
         yield self.report(ctx, node, severity=severity, cell=ctx.text(node.func), consequence=consequence,
-                          fix=self._hoist(ctx, node, qualname))
+                          fix=self._hoist(ctx, node, qualname, weightless))
 
-    def _hoist(self, ctx, node: ast.Call, qualname: str) -> Optional[Fix]:
+    def _hoist(self, ctx, node: ast.Call, qualname: str, weightless: bool) -> Optional[Fix]:
         function = enclosing_function(node)
         owner = ctx.graph.owner_class(function)
         self_name = self_parameter(function) if owner is not None and function is not None else None
@@ -113,11 +114,19 @@ class CellCreatedInGraph(Rule):
         if any(isinstance(sub, (ast.Lambda, *_COMPREHENSIONS)) or (isinstance(sub, ast.Name) and sub.id in local_names)
                for sub in ast.walk(node)):
             return None
+        built = " ".join(ctx.text(node).split())
+        existing = _same_layer(ctx, owner, init, self_name, built) if weightless else None
+        if existing is not None:  # a weight-free layer built the same way already: shared, nothing is added
+            return Fix("unsafe", f"Use `{self_name}.{existing}`, built the same way in `__init__`",
+                       (ctx.replace(node, f"{self_name}.{existing}"),))
         attribute = _attribute_name(ctx, owner, qualname.rpartition(".")[2])
+        if weightless:
+            ctx.memo((_same_layer, owner.qualname), dict)[built] = attribute
         last = init.body[-1]
         insertion = ctx.insert(last.end_lineno, len(ctx.source.line(last.end_lineno)),
                                f"\n{ctx.indentation(init.body[0])}{self_name}.{attribute} = {ctx.text(node)}")
-        return Fix("unsafe", f"Create the Cell once in `__init__` as `{self_name}.{attribute}`",
+        note = "" if weightless else " (its weights become parameters of the network: trained, and in checkpoints)"
+        return Fix("unsafe", f"Create the Cell once in `__init__` as `{self_name}.{attribute}`{note}",
                    (insertion, ctx.replace(node, f"{self_name}.{attribute}")))
 
     @staticmethod
@@ -158,10 +167,24 @@ def _weight_free_base(qualname: Optional[str]) -> bool:
     return layer == "LossBase" or layer in STATELESS_LAYERS
 
 
+def _same_layer(ctx, owner, init: ast.FunctionDef, self_name: str, built: str) -> Optional[str]:
+    """The attribute `__init__` (or another hoist of this module) already builds a weight-free layer into with the
+    same call text, if any."""
+    for statement in init.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id == self_name and " ".join(ctx.text(statement.value).split()) == built:
+                return target.attr
+    return ctx.memo((_same_layer, owner.qualname), dict).get(built)
+
+
 def _attribute_name(ctx, owner, class_name: str) -> str:
-    """`Dense` -> `dense`, `BatchNorm2d` -> `batch_norm2d`, `ReLU` -> `relu`; numbered when taken, by the class or
-    by another hoist of this module (their fixes apply in one pass: `insertions_compose`)."""
-    base = re.sub(r"\W", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z][a-z])", "_", class_name).lower())
+    """`Dense` -> `dense`, `BatchNorm2d` -> `batch_norm2d`, `MSELoss` -> `mse_loss`, `ReLU` -> `relu`; numbered
+    when taken, by the class or by another hoist of this module (their fixes apply in one pass:
+    `insertions_compose`)."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z][a-z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", class_name)
+    base = re.sub(r"\W", "_", words.lower())
     handed_out = ctx.memo((_attribute_name, owner.qualname), set)
     taken = _CELL_MEMBERS.union(handed_out, *(s.attributes | s.methods for s in ctx.graph.mro(owner)))
     name, counter = base, 1

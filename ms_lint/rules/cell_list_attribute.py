@@ -52,10 +52,14 @@ class CellListAttribute(Rule):
     ```
 
     ## Fix
-    Safe: the value is wrapped in `nn.CellList(...)` (a tuple or generator through `list(...)`, an empty list
-    becomes `nn.CellList()`), or `nn.CellDict(...)` for a dict with plain string keys; `nn.ModuleList` and
-    `nn.ModuleDict` for MindTorch modules. Indexing, iteration, `len` and `append` keep working, and the Cells'
-    parameters become registered, which is the point.
+    Unsafe: the value is wrapped in `nn.CellList(...)` (a tuple or generator through `list(...)`, an empty list
+    becomes `nn.CellList()`), or `nn.CellDict(...)` for a dict literal with plain string keys whose values are
+    layer calls; `nn.ModuleList` and `nn.ModuleDict` for MindTorch modules. Indexing, iteration, `len` and
+    `append` keep working, and the Cells' parameters become registered, which is the point; unsafe because
+    registering changes the parameter names (`layers.0.weight`) and so the checkpoint keys, and trains weights
+    that were frozen. No fix where 2.10 would reject the container (measured: `nn.CellDict` refuses `CellList`,
+    `SequentialCell` and `CellDict` values, `nn.CellList` refuses `CellDict` items: `TypeError: For 'CellDict',
+    the type of cell can not be ...`), nor for a dict whose values cannot be seen.
     """
 
     code = "MSL030"
@@ -63,7 +67,7 @@ class CellListAttribute(Rule):
     severity = "error"
     scope = "cell"
     message = "Python {container} of Cells stored in `self.{attribute}`: {consequence}"
-    fix_applicability = "safe"
+    fix_applicability = "unsafe"
 
     def visit_assign(self, node: ast.Assign, ctx):
         if not any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) for t in node.targets):
@@ -215,13 +219,19 @@ class CellListAttribute(Rule):
         mindtorch = cell is not None and cell.kind == "module"
         package = "mindtorch.torch.nn" if mindtorch else "mindspore.nn"
         if container == "dict":
-            if isinstance(value, ast.Dict) and not all(
+            if not isinstance(value, ast.Dict) or not all(
                     isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value and "." not in k.value
                     and k.value not in _CELL_ATTRIBUTES for k in value.keys):
-                return None  # CellDict rejects such keys
+                return None  # CellDict rejects such keys (and the keys of a dict built otherwise are unknown)
+            if not all(isinstance(v, ast.Call) and _layer_name(ctx, v) not in _CONTAINERS for v in value.values):
+                return None  # CellDict rejects CellList, SequentialCell and CellDict values (2.10, measured)
             wrapper, imports = edits.reference(ctx.graph, f"{package}.{'ModuleDict' if mindtorch else 'CellDict'}")
-            return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, f"{wrapper}({ctx.text(value)})"),), imports)
+            return Fix("unsafe", f"Wrap in `{wrapper}`", (ctx.replace(value, f"{wrapper}({ctx.text(value)})"),),
+                       imports)
         wrapper, imports = edits.reference(ctx.graph, f"{package}.{'ModuleList' if mindtorch else 'CellList'}")
+        if isinstance(value, (ast.List, ast.Tuple)) and any(
+                isinstance(e, ast.Call) and _layer_name(ctx, e) in ("CellDict", "ModuleDict") for e in value.elts):
+            return None  # CellList rejects CellDict items (2.10, measured)
         content: Optional[str]
         if isinstance(value, ast.List) and not value.elts:
             content = f"{wrapper}()"
@@ -239,7 +249,16 @@ class CellListAttribute(Rule):
             content = f"{wrapper}(list({ctx.text(value)}))"
         if content is None:
             return None
-        return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, content),), imports)
+        return Fix("unsafe", f"Wrap in `{wrapper}`", (ctx.replace(value, content),), imports)
+
+
+_CONTAINERS = frozenset({"CellList", "SequentialCell", "CellDict", "ModuleList", "ModuleDict", "Sequential"})
+
+
+def _layer_name(ctx, call: ast.Call) -> str:
+    """The class name a call builds (`nn.CellList(...)` -> `CellList`), as spelt or as imported."""
+    qualname = ctx.names.qualname(call.func) or ""
+    return qualname.rpartition(".")[2] or getattr(call.func, "attr", "") or getattr(call.func, "id", "")
 
 
 def _fillers(ctx, class_node: ast.ClassDef, attribute: str):

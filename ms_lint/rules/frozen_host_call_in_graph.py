@@ -4,6 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint.analysis import framework
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
@@ -58,7 +59,9 @@ class FrozenHostCallInGraph(Rule):
     `ops.rand(size)`/`ops.rand(())`, and a `Tensor(<draw>, dtype)` wrapper becomes `ops.rand(size, dtype=dtype)`
     (STRICT rejects `Tensor(...)` of a graph value, measured). The result is a tensor drawn from MindSpore's
     generator instead of a NumPy array or Python float from NumPy's, so code that relies on the type or on a
-    NumPy seed changes behaviour. Environment and file reads have no fix: read them in `__init__`.
+    NumPy seed changes behaviour. No fix in a function that computes with NumPy (`_compute_mask_indices` of the
+    wav2vec2 family): there the draw feeds NumPy code, which a tensor would break. Environment and file reads have
+    no fix: read them in `__init__`.
     """
 
     code = "MSL004"
@@ -106,12 +109,27 @@ class FrozenHostCallInGraph(Rule):
             name, size = _SIZE_FROM_ARGUMENT[qualname], (arguments[0] if arguments else "()")
         else:
             return None
-        ops, imports = edits.reference(ctx.graph, "mindspore.ops")
         target, dtype = node, _tensor_dtype(ctx, node)
+        if dtype is None and _numpy_helper(ctx, node):
+            return None  # the draw feeds NumPy code on the host (`_compute_mask_indices`): a tensor would break it
+        ops, imports = edits.reference(ctx.graph, "mindspore.ops")
         if dtype is not None:  # `Tensor(<draw>, dtype)`: STRICT rejects Tensor() of a graph value, so unwrap it
             target, size = ctx.parent(node), f"{size}, dtype={dtype}" if dtype else size
         return Fix("unsafe", f"Draw in the graph with `{ops}.{name}`",
                    (ctx.replace(target, f"{ops}.{name}({size})"),), imports)
+
+
+def _numpy_helper(ctx, node: ast.Call) -> bool:
+    """Does the function around the draw compute with NumPy (a call of `numpy` other than its random draws)?"""
+    function = enclosing_function(node)
+    if function is None:
+        return False
+    for sub in ast.walk(function):
+        if isinstance(sub, ast.Call) and sub is not node:
+            qualname = ctx.names.qualname(sub.func) or ""
+            if qualname.startswith("numpy.") and not qualname.startswith("numpy.random."):
+                return True
+    return False
 
 
 def _tensor_dtype(ctx, node: ast.Call) -> Optional[str]:

@@ -4,6 +4,7 @@ import ast
 from typing import Any, Optional
 
 from ms_lint.analysis.framework import INPLACE_METHODS
+from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
 # In-place methods whose out-of-place twin (the name without `_`) takes the same arguments in 2.10; the others
@@ -51,9 +52,10 @@ class InplaceMethodInGraph(Rule):
     ```
 
     ## Fix
-    Safe when the call is a statement on a plain name and the method has an out-of-place twin with the same
+    Unsafe, when the call is a statement on a plain name and the method has an out-of-place twin with the same
     arguments: `x.add_(y)` becomes `x = x.add(y)`. The local value is then what the code means in every mode;
-    only the caller's tensor is no longer mutated behind its back in graph mode. No fix when the result is used
+    unsafe because in PyNative the caller's tensor (or another name for the same tensor) was mutated too and no
+    longer is. No fix when the result is used
     (`y = x.add_(1)`), for attributes and Parameters (`self.p.mul_(2)`: use `ops.assign`), or for methods
     without a twin (`zero_`, `copy_`, `normal_`...).
     """
@@ -64,7 +66,7 @@ class InplaceMethodInGraph(Rule):
     scope = "graph"
     message = ("in-place `{method}` on `{receiver}` in graph code reached from `{entry}`: graph mode and PyNative "
                "disagree (it mutates the caller's tensor, does nothing, or fails to compile, depending on the op)")
-    fix_applicability = "safe"
+    fix_applicability = "unsafe"
     needles = ("_(",)
     call_names = INPLACE_METHODS
 
@@ -86,5 +88,9 @@ def _fix(ctx, call: ast.Call) -> Optional[Fix]:
         return None
     name = func.value.id
     arguments = ctx.text(call)[len(ctx.text(func)):]  # `(y, alpha=2)` exactly as written
-    return Fix("safe", f"Assign the result of `{func.attr[:-1]}` to `{name}`",
+    if func.attr == "fill_diagonal_" and call.args:  # its twin takes a float fill only
+        rest = [ctx.text(a) for a in call.args[1:]] + [
+            f"{k.arg}={ctx.text(k.value)}" if k.arg else f"**{ctx.text(k.value)}" for k in call.keywords]
+        arguments = f"({', '.join([edits.float_fill(ctx, call.args[0]), *rest])})"
+    return Fix("unsafe", f"Assign the result of `{func.attr[:-1]}` to `{name}`",
                (ctx.replace(call, f"{name} = {name}.{func.attr[:-1]}{arguments}"),))

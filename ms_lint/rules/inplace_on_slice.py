@@ -73,9 +73,11 @@ class InplaceOnSlice(Rule):
     ```
 
     ## Fix
-    Safe for an in-place method on a slice used as a statement: `x[i].clamp_(a, b)` becomes
+    Unsafe for an in-place method on a slice used as a statement: `x[i].clamp_(a, b)` becomes
     `x[i] = x[i].clamp(a, b)` (the form MindTorch recommends; `zero_()` becomes `ops.zeros_like(...)`), for the
-    methods whose out-of-place twin exists on `Tensor` with the same meaning. Unsafe for a Parameter slice: the
+    methods whose out-of-place twin exists on `Tensor` with the same meaning; unsafe because code that ran (in
+    PyNative, or a form that compiled) with the call having no effect now sees the slice change. Unsafe for a
+    Parameter slice: the
     statement becomes a copy, the item assignment on the copy, and a whole-Parameter `ops.assign` (measured to update
     the Parameter at both syntax levels); unsafe because the Parameter now really changes, which code may not
     expect.
@@ -87,7 +89,7 @@ class InplaceOnSlice(Rule):
     scope = "graph"
     message = "{what} in graph code reached from `{entry}`: {consequence}"
     call_names = INPLACE_METHODS | {"assign"}
-    fix_applicability = "safe"
+    fix_applicability = "unsafe"
 
     def visit_assign(self, node: ast.Assign, ctx):
         if len(node.targets) != 1 or node.targets[0].__class__ is not ast.Subscript:
@@ -146,7 +148,7 @@ class InplaceOnSlice(Rule):
             return None
         content, imports = replacement
         receiver = ctx.text(getattr(call.func, "value", call.func))  # `<slice>.<op>_(...)`
-        return Fix("safe", f"Assign the out-of-place result back to `{receiver}`",
+        return Fix("unsafe", f"Assign the out-of-place result back to `{receiver}`",
                    (ctx.replace(call, f"{receiver} = {content}"),), imports)
 
     @staticmethod
@@ -220,6 +222,8 @@ def _after_a_lost_update(ctx, statement: ast.stmt, target: ast.Subscript) -> boo
 def _arguments(ctx, call: ast.Call) -> str:
     parts = [ctx.text(a) for a in call.args] + [
         f"{k.arg}={ctx.text(k.value)}" if k.arg else f"**{ctx.text(k.value)}" for k in call.keywords]
+    if getattr(call.func, "attr", "") == "fill_diagonal_" and call.args:
+        parts[0] = edits.float_fill(ctx, call.args[0])
     return ", ".join(parts)
 
 

@@ -64,10 +64,12 @@ class MutableDefaultInGraph(Rule):
     ```
 
     ## Fix
-    Safe: the default becomes `None` and `if <name> is None: <name> = <default>` is inserted at the top of the
+    Unsafe: the default becomes `None` and `if <name> is None: <name> = <default>` is inserted at the top of the
     body (after the docstring). Every call then gets a fresh object, which is what graph mode already did and
-    what the code means; measured to give the same results in graph mode and PyNative. Offered for list and
-    dict defaults (graph types), not for sets, deques and the like, one-line functions or multi-line defaults.
+    what the code means; measured to give the same results in graph mode and PyNative. Unsafe because the same
+    Cell run in PyNative no longer shares the object between calls (a cache kept on purpose would be lost).
+    Offered for list and dict defaults (graph types), not for sets, deques and the like, one-line functions or
+    multi-line defaults.
     """
 
     code = "MSL022"
@@ -76,7 +78,7 @@ class MutableDefaultInGraph(Rule):
     scope = "graph"
     message = ("mutable default `{parameter}={default}` of graph function `{function}` reached from `{entry}`: "
                "graph mode freezes it, PyNative shares it across calls (the modes disagree)")
-    fix_applicability = "safe"
+    fix_applicability = "unsafe"
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
         mutable = [(arg, default) for arg, default in _defaults(node)
@@ -112,7 +114,7 @@ class MutableDefaultInGraph(Rule):
                          for arg, default in mutable)
         edits.append(ctx.insert(first.lineno, 0, guards))
         names = ", ".join(f"`{arg.arg}`" for arg, _ in mutable)
-        return Fix("safe", f"Default {names} to None and create the object in the body", tuple(edits))
+        return Fix("unsafe", f"Default {names} to None and create the object in the body", tuple(edits))
 
 
 def _may_be_mutated(ctx, function, name: str) -> bool:

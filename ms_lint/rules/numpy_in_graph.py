@@ -128,6 +128,8 @@ class NumpyInGraph(Rule):
             return None  # one-argument np.where is nonzero(), not a select
         name, keywords = mapped
         tensors = ctx.tensors(node)
+        if tensors.called_with_host_arrays:
+            return None  # a NumPy helper some caller gives NumPy arrays: ops would break that caller
         values = [*node.args, *(k.value for k in node.keywords)]
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg not in keywords for k in node.keywords):
             return None  # a keyword ops does not take (out=, dtype=, initial=...)

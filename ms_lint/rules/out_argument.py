@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Fix, Rule
 
 # Calls whose `out=` is the PyTorch idiom ported to a MindSpore API that does not write through it.
@@ -48,9 +49,14 @@ class OutArgument(Rule):
     ```
 
     ## Fix
-    Safe when the call is a one-line statement: `f(a, out=b)` becomes `b = f(a)`. The name `b` then holds the
-    result, which is what the code reads afterwards; another reference to the old `b` object no longer sees
-    the result, and never did in graph mode. No fix when the call's value is used (`y = f(a, out=b)`).
+    A one-line statement `f(a, out=b)` becomes `b = f(a)`: the name `b` then holds the result, which is what the
+    code reads afterwards. Safe for `mindspore.mint` functions: the call raised TypeError, so nothing that ran
+    changes. Unsafe for MindTorch: another reference to the old `b` object (a view, a buffer of an optimizer
+    state, `torch.cat(..., out=x[0:2])`) no longer sees the result, which it did in PyNative (MindTorch's own
+    `nn.init.eye_` writes into its argument this way). For MindTorch the fix is offered only when `out=` names a
+    local of the function that only a tensor-creating call binds (`b = torch.empty(...)`) and no other name
+    copies: no fix for a parameter, a global, a subscript or attribute (a view, a buffer). No fix when the
+    call's value is used (`y = f(a, out=b)`).
     """
 
     code = "MSL042"
@@ -79,18 +85,58 @@ class OutArgument(Rule):
         entry = ctx.graph.entry_of(node)
         where = f" in graph code reached from `{entry.name}`" if entry is not None else ""
         yield self.report(ctx, node, call=ctx.text(node.func), where=where, consequence=consequence,
-                          fix=_fix(ctx, node, out))
+                          fix=_fix(ctx, node, out, mint=qualname.startswith("mindspore.mint.")))
 
 
-def _fix(ctx, call: ast.Call, out: ast.keyword) -> Optional[Fix]:
+def _fix(ctx, call: ast.Call, out: ast.keyword, mint: bool) -> Optional[Fix]:
+    """Safe for `mindspore.mint` (the call raises TypeError: nothing that ran is changed); unsafe for MindTorch,
+    and only where the `out=` buffer cannot be seen through another reference (`_fresh_local`)."""
     statement = ctx.parent(call)
     target = out.value
-    if not isinstance(statement, ast.Expr) or not _assignable(target) or call.lineno != call.end_lineno:
-        return None  # the value is used, `out` is no target, or the call spans lines (comments would be lost)
+    if not isinstance(statement, ast.Expr) or call.lineno != call.end_lineno:
+        return None  # the value is used, or the call spans lines (comments would be lost)
+    if not (_assignable(target) if mint else _fresh_local(ctx, call, target)):
+        return None
     arguments = [ctx.text(a) for a in call.args] + [
         f"{k.arg}={ctx.text(k.value)}" if k.arg else f"**{ctx.text(k.value)}" for k in call.keywords if k is not out]
-    return Fix("safe", f"Assign the result to `{ctx.text(target)}`",
+    return Fix("safe" if mint else "unsafe", f"Assign the result to `{ctx.text(target)}`",
                (ctx.replace(call, f"{ctx.text(target)} = {ctx.text(call.func)}({', '.join(arguments)})"),))
+
+
+# functions that return a new tensor (never a view of another): an `out=` buffer made by one of them and held by one
+# local name only is not seen through another reference
+_CREATORS = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
+                       "tensor", "rand", "randn", "arange", "linspace", "eye"})
+
+
+def _fresh_local(ctx, call: ast.Call, target: ast.expr) -> bool:
+    """`out=name` where every binding of `name` in the enclosing function makes a new tensor (`torch.empty(...)`)
+    and the name is never copied to another (`y = name`): rebinding it then loses nothing. A parameter, a global,
+    a view (`x[0:2]`) or an attribute (an optimizer's state buffer) may be read through another reference."""
+    function = enclosing_function(call)
+    if not isinstance(target, ast.Name) or function is None:
+        return False
+    name = target.id
+    arguments = function.args
+    if name in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                *filter(None, (arguments.vararg, arguments.kwarg)))}:
+        return False
+    bindings = 0
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            creator = node.value.func if isinstance(node.value, ast.Call) else None
+            label = creator.attr if isinstance(creator, ast.Attribute) else getattr(creator, "id", None)
+            if len(node.targets) != 1 or label not in _CREATORS:
+                return False
+            bindings += 1
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)) and any(
+                isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node)):
+            return False
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == name:
+            return False  # `alias = name`: the buffer has a second name
+    return bindings > 0
 
 
 def _assignable(target: ast.expr) -> bool:

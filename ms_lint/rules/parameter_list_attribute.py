@@ -50,8 +50,10 @@ class ParameterListAttribute(Rule):
     ```
 
     ## Fix
-    Safe: the value is wrapped in `ParameterTuple(...)` (imported from `mindspore` when needed). Indexing,
-    iteration and `len` behave as before and the Parameters become registered, which is the point. Duplicate
+    Unsafe: the value is wrapped in `ParameterTuple(...)` (imported from `mindspore` when needed). Indexing,
+    iteration and `len` behave as before and the Parameters become registered, which is the point; unsafe
+    because registering changes what `trainable_params()` and checkpoints hold (Parameters created without a
+    `name` are registered as `Parameter$1`, `Parameter$2`...). Duplicate
     Parameter names fail in both forms alike (`ValueError: ... its name 'w' already exists`, measured). No fix
     when the list is mutated later (`append`, item assignment: a tuple has neither), when it also holds other
     values, or in MindTorch modules.
@@ -62,7 +64,7 @@ class ParameterListAttribute(Rule):
     severity = "error"
     scope = "cell"
     message = "Python {container} of Parameters stored in `self.{attribute}`: they are not registered ({consequence})"
-    fix_applicability = "safe"
+    fix_applicability = "unsafe"
     needles = ("Parameter",)
 
     def visit_assign(self, node: ast.Assign, ctx):
@@ -166,7 +168,7 @@ class ParameterListAttribute(Rule):
             content = f"{wrapper}(list({ctx.text(value)}))"
         else:
             content = f"{wrapper}({ctx.text(value)})"
-        return Fix("safe", f"Wrap in `{wrapper}`", (ctx.replace(value, content),), imports)
+        return Fix("unsafe", f"Wrap in `{wrapper}`", (ctx.replace(value, content),), imports)
 
 
 def _frozen(ctx, value, function) -> bool:

@@ -52,9 +52,10 @@ class TensorFormatInPrint(Rule):
     ```
 
     ## Fix
-    Safe: an f-string, or a `str.format` call on a literal with plain `{}`/`{0}`/`{name}` fields, passed
+    Unsafe: an f-string, or a `str.format` call on a literal with plain `{}`/`{0}`/`{name}` fields, passed
     directly to `print` becomes separate `print` arguments (one space next to a value is dropped). Only the
-    layout of the printed text changes (graph `print` puts each argument on its own line). No fix for
+    layout of the printed text changes (graph `print` puts each argument on its own line), but that is output
+    a log parser may read: a fix that changes what is written is not safe. No fix for
     conversions or format specs (`{x!r}`, `{x:.3f}`) or for `%`.
     """
 
@@ -63,7 +64,7 @@ class TensorFormatInPrint(Rule):
     severity = "level"
     scope = "graph"
     message = "{kind} of tensor data in `print` in graph code reached from `{entry}`: {consequence}"
-    fix_applicability = "safe"
+    fix_applicability = "unsafe"
     needles = ("print",)
     call_names = frozenset({"print"})
 
@@ -111,7 +112,7 @@ def _fix(ctx, node: ast.expr) -> Optional[Fix]:
                 arguments.append(f'"{part}"' if plain else repr(part))
         else:
             arguments.append(ctx.text(part))
-    return Fix("safe", "Pass the values to `print` as separate arguments",
+    return Fix("unsafe", "Pass the values to `print` as separate arguments",
                (ctx.replace(node, ", ".join(arguments) or '""'),))
 
 

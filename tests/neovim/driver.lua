@@ -104,7 +104,7 @@ local function run()
   vim.cmd("normal \\mf")
   wait("fix all", function() return vim.api.nvim_buf_get_changedtick(buf) ~= tick end)
   step("after_fix_all", text(buf))
-  wait("diagnostics of the text after fix all", function() return codes(buf) == "MSL001" end)
+  wait("diagnostics of the text after fix all", function() return codes(buf) == "MSL030,MSL001" end)
   step("diagnostics_after_fix_all", diagnostics(buf))
 end
 
