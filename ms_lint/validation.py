@@ -181,11 +181,19 @@ class Verdict:
 
     @property
     def worse(self) -> bool:
-        """The fixed Cell does less well than the original: it no longer builds, compiles, runs or matches PyNative.
-        A changed result alone is not worse: fixing a port changes what the port computed (the report notes it)."""
+        """The fixed Cell does less well than the original: it no longer builds, compiles, runs or matches PyNative,
+        or it no longer runs in PyNative. A build failure is worse unless the original failed to build the same way
+        (a fix that breaks construction must not pass because the original did not compile either). A changed
+        result alone is not worse: fixing a port changes what the port computed (the report notes it)."""
         if self.before is None or self.after is None or not self.validated:
             return False
-        return _rank(self.after) < _rank(self.before)
+        before, after = self.before, self.after
+        if not after.get("built"):
+            return bool(before.get("built")) or (before.get("stage"), before.get("error")) != (
+                after.get("stage"), after.get("error"))
+        if before.get("built") and not before.get("pynative_error") and after.get("pynative_error"):
+            return True  # PyNative ran the original and fails on the fix
+        return _rank(after) < _rank(before)
 
     @property
     def proven(self) -> bool:

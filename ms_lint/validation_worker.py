@@ -11,6 +11,7 @@ This module imports MindSpore; the linter never imports it.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import importlib.util
 import json
 import os
@@ -53,25 +54,35 @@ def _seed() -> None:
     random.seed(0)
 
 
-def _install(module: str, path: str) -> None:
-    """Import `path` as `module`, its parent packages imported normally first."""
-    parent = module.rpartition(".")[0]
-    if parent:
-        importlib.import_module(parent)
-    spec = importlib.util.spec_from_file_location(module, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path} as {module}")
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules[module] = loaded
-    try:
-        spec.loader.exec_module(loaded)
-    except BaseException:
-        del sys.modules[module]
-        raise
+class _Redirect(importlib.abc.MetaPathFinder):
+    """Imports `module` from `path` whatever imports it first: its package's `__init__` re-exporting it
+    (`from .model import Net`), a factory's `from pkg import Net`, or `_install` itself. Without it a parent
+    package imported first would bind the original module's classes, and the "after" run would build those."""
+
+    def __init__(self, module: str, path: str, original: str):
+        self.module, self.path, self.original = module, path, original
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.module:
+            return None
+        package = os.path.basename(self.original) == "__init__.py"
+        return importlib.util.spec_from_file_location(
+            fullname, self.path, submodule_search_locations=[os.path.dirname(self.original)] if package else None)
+
+
+def _install(module: str, path: str, original: str) -> None:
+    """Import `path` as `module` (and as what every import of `module` gets until `_purge`)."""
+    for finder in [f for f in sys.meta_path if isinstance(f, _Redirect)]:
+        sys.meta_path.remove(finder)
+    sys.meta_path.insert(0, _Redirect(module, path, original))
+    sys.modules.pop(module, None)
+    importlib.import_module(module)
 
 
 def _purge(keep: set, roots) -> None:
     """Forget the project's modules imported by the last version, so the next one imports afresh."""
+    for finder in [f for f in sys.meta_path if isinstance(f, _Redirect)]:
+        sys.meta_path.remove(finder)
     for name in [n for n in sys.modules if n not in keep]:
         path = getattr(sys.modules[name], "__file__", None) or ""
         if any(os.path.abspath(path).startswith(root + os.sep) for root in roots):
@@ -244,7 +255,7 @@ def run_job(job: dict, out) -> None:
         reference = None
         for version, path in (("before", job["original"]), ("after", job["fixed"])):
             try:
-                _install(job["module"], path)
+                _install(job["module"], path, job["original"])
             except Exception as error:  # noqa: BLE001
                 result[version] = _failed_before_building("import", _describe(error))
             else:

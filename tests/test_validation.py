@@ -171,3 +171,24 @@ def test_the_time_limit_leaves_cells_not_validated(example):
     completed = _ms_lint("validate", "--unsafe-fixes", "examples", cwd=example)
     assert "not validated: the validation time limit (0.5 s, [tool.ms_lint.validate] timeout) ran out" in \
         completed.stdout
+
+
+def test_a_cell_imported_through_its_package_is_validated_in_its_fixed_form(tmp_path):
+    """The factory imports the Cell as real code does (`from pkg import Net`, re-exported by `pkg/__init__.py`):
+    the "after" run must build the fixed class, not the original the package bound first."""
+    (tmp_path / "pyproject.toml").write_text('[tool.ms_lint.validate]\n"pkg.model:Net" = "factories:make"\n')
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .model import Net\n")
+    (tmp_path / "pkg" / "model.py").write_text(
+        "from mindspore import nn\n\n\nclass Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.dense = nn.Dense(2, 2, bias=False)\n\n    def construct(self, x):\n"
+        "        return self.dense(x)\n")
+    (tmp_path / "factories.py").write_text(
+        "import numpy as np\nfrom mindspore import Tensor\n\nfrom pkg import Net\n\n\ndef make():\n"
+        "    return Net(), (Tensor(np.ones((1, 2), np.float32)),)\n")
+    completed = _ms_lint("validate", "--no-cache", "pkg", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "before: could not build (TypeError: Dense.__init__() got an unexpected keyword argument" in \
+        completed.stdout
+    assert "after:  compiles and runs; outputs and parameters equal PyNative" in completed.stdout
+    assert not (tmp_path / ".ms_lint_cache").exists()  # --no-cache

@@ -147,3 +147,31 @@ def test_validate_needs_fixes_and_mindspore(tmp_path, monkeypatch, capsys):
     assert run_cli("check", "--fix", "--validate", str(tmp_path))[0] == 2
     assert "pip install 'ms-lint[validate]'" in capsys.readouterr().err
     assert (tmp_path / "m.py").read_text(encoding="utf-8") == original  # nothing written without validation
+
+
+def _verdict(before: dict, after: dict) -> Verdict:
+    return Verdict("m.py", "Net", CellSpec(inputs=("float32[1,2]",)), before=before, after=after)
+
+
+GOOD = {"built": True, "compiled": True, "ran": True, "matches_pynative": True}
+NOT_COMPILED = {"built": True, "compiled": False, "ran": False, "matches_pynative": None, "stage": "compile",
+                "error": "RuntimeError: x"}
+
+
+def _not_built(error: str) -> dict:
+    return {"built": False, "compiled": False, "ran": False, "matches_pynative": None, "stage": "build",
+            "error": error}
+
+
+def test_a_fix_that_breaks_construction_is_worse_unless_the_original_broke_the_same_way():
+    assert _verdict(NOT_COMPILED, _not_built("NameError: Log_softmax")).worse
+    assert _verdict(_not_built("TypeError: bias"), _not_built("NameError: Log_softmax")).worse
+    assert not _verdict(_not_built("TypeError: bias"), _not_built("TypeError: bias")).worse
+    assert not _verdict(_not_built("TypeError: bias"), GOOD).worse
+
+
+def test_a_fix_that_breaks_pynative_is_worse():
+    assert _verdict(NOT_COMPILED, {**NOT_COMPILED, "pynative_error": "TypeError: y"}).worse
+    assert not _verdict({**NOT_COMPILED, "pynative_error": "TypeError: y"},
+                        {**NOT_COMPILED, "pynative_error": "TypeError: y"}).worse
+    assert not _verdict(NOT_COMPILED, GOOD).worse

@@ -95,8 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--syntax-level", choices=SYNTAX_LEVELS)
     validate.add_argument("--target", choices=TARGETS)
     validate.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+    validate.add_argument("--no-cache", action="store_true", help="do not read or write the lint cache")
+    validate.add_argument("--cache-dir", metavar="DIR", help="where the lint cache lives (as for `check`)")
     validate.set_defaults(fix=True, validate=True, dry_run=True, diff=False, fix_only=True, show_fixes=False,
-                          force_exclude=False, jobs=1, no_cache=False, cache_dir=None, output_format="full",
+                          force_exclude=False, jobs=1, output_format="full",
                           exit_non_zero_on_fix=False, exit_zero=False, statistics=False, baseline=None,
                           write_baseline=None, respect_gitignore=None, quiet=False, verbose=False,
                           show_settings=False, show_files=False, stdin_filename=None, add_noqa=False)
