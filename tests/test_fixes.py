@@ -111,3 +111,14 @@ def test_verified_fixing_as_the_cli_does_gives_the_fixed_fixture_too(fixture, up
     result = fix_source(Linter(Settings(select=("ALL",))), read(str(fixture)), ("safe", "unsafe"))
     assert result.rejected == [] and result.converged
     expect_fixed(fixture, result.text, update_fixed)
+
+
+def test_a_hoisted_call_keeps_its_continuation_lines_aligned():
+    text = ("from mindspore import nn\n\nclass N(nn.Cell):\n    def __init__(self):\n        super().__init__()\n\n"
+            "    def construct(self, x):\n        if x.shape[0] > 1:\n            x = nn.Dense(2,\n"
+            "                         2)(x)\n        return x\n")
+    linter = Linter(Settings(select=("MSL006",)))
+    result = linter.lint_source(SourceFile(path="a.py", text=text))
+    fixed = apply_fixes(text, result.diagnostics, ("safe", "unsafe")).text
+    assert "        self.dense = nn.Dense(2,\n                              2)\n" in fixed
+    assert "            x = self.dense(x)\n" in fixed

@@ -123,8 +123,9 @@ class CellCreatedInGraph(Rule):
         if weightless:
             ctx.memo((_same_layer, owner.qualname), dict)[built] = attribute
         last = init.body[-1]
+        head = f"{ctx.indentation(init.body[0])}{self_name}.{attribute} = "
         insertion = ctx.insert(last.end_lineno, len(ctx.source.line(last.end_lineno)),
-                               f"\n{ctx.indentation(init.body[0])}{self_name}.{attribute} = {ctx.text(node)}")
+                               "\n" + head + _moved(ctx.text(node), len(head) - node.col_offset))
         note = "" if weightless else " (its weights become parameters of the network: trained, and in checkpoints)"
         return Fix("unsafe", f"Create the Cell once in `__init__` as `{self_name}.{attribute}`{note}",
                    (insertion, ctx.replace(node, f"{self_name}.{attribute}")))
@@ -165,6 +166,20 @@ def _weight_free_base(qualname: Optional[str]) -> bool:
         return True
     layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
     return layer == "LossBase" or layer in STATELESS_LAYERS
+
+
+def _moved(text: str, shift: int) -> str:
+    """`text` (a call spanning lines) with its continuation lines shifted by `shift` columns, so that they keep
+    their alignment at the new place (spaces only; a line with less indentation than a negative shift keeps it)."""
+    lines = text.split("\n")
+    for index in range(1, len(lines)):
+        line = lines[index]
+        if shift > 0 and line.strip():
+            lines[index] = " " * shift + line
+        elif shift < 0:
+            spaces = len(line) - len(line.lstrip(" "))
+            lines[index] = line[min(spaces, -shift):]
+    return "\n".join(lines)
 
 
 def _same_layer(ctx, owner, init: ast.FunctionDef, self_name: str, built: str) -> Optional[str]:
