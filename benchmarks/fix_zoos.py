@@ -4,6 +4,8 @@
 
 For each corpus (benchmarks/corpora.py) a copy is fixed, then:
 * every changed file must parse and compile to bytecode, and a second run must change nothing (idempotence);
+* under MindSpore 2.10, every changed module is imported from the original and from the fixed copy (a process
+  each): a module that imported before and fails after is "broke";
 * for mindcv, under MindSpore 2.10 (CPU, PyNative), every model registered in a module the fixes changed (up to
   `--models-per-module` per module) is built with `create_model(name, num_classes=10)` and run on a fixed
   input, once from the original copy and once from the fixed one, each in a process of its own: a model that
@@ -139,6 +141,43 @@ def mindcv_models(original: str, fixed: str, fixes: List[dict], per_module: int)
     return models
 
 
+_IMPORT_MODULES = r"""
+import importlib, json, sys, traceback
+root, names, out = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+sys.path.insert(0, root)
+results = {}
+for name in names:
+    try:
+        importlib.import_module(name)
+        results[name] = {"ok": True}
+    except BaseException as error:
+        message = (str(error).splitlines() or [""])[0][:200]
+        results[name] = {"ok": False, "error": f"{type(error).__name__}: {message}"}
+with open(out, "w") as handle:
+    json.dump(results, handle)
+"""
+
+
+def imported_modules(original: str, fixed: str, changed: List[str]) -> Dict[str, str]:
+    """module -> verdict for every changed module, imported under MindSpore from each copy (a process each): a
+    fix that breaks a module at import (a name it no longer defines, a class body that raises) shows here."""
+    names = [path[:-3].replace(os.sep, ".").removesuffix(".__init__") for path in changed]
+    runs = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for label, root in (("before", original), ("after", fixed)):
+            out = os.path.join(scratch, f"{label}.json")
+            subprocess.run([sys.executable, "-c", _IMPORT_MODULES, root, json.dumps(names), out], cwd=scratch,
+                           capture_output=True, text=True, env={**os.environ, "GLOG_v": "3"}, timeout=1800)
+            with open(out) as handle:
+                runs[label] = json.load(handle)
+    verdicts = {}
+    for name in names:
+        before, after = runs["before"][name], runs["after"][name]
+        verdicts[name] = ("imports" if after["ok"] else "broke") if before["ok"] else (
+            "helped" if after["ok"] else "fails before and after")
+    return verdicts
+
+
 def _verdict(before: dict, after: dict) -> str:
     if before["ok"] and not after["ok"]:
         return "broke"
@@ -172,6 +211,17 @@ def main() -> int:
                   f"{checks['second_run_diff']} files")
             for problem in checks["broken"]:
                 print(f"  broken: {problem}")
+            if _has_mindspore():
+                modules = imported_modules(original, fixed, checks["changed"])  # type: ignore[arg-type]
+                counts = collections.Counter(modules.values())
+                print(f"  modules imported under MindSpore, before and after: {dict(counts)}")
+                for name, verdict in sorted(modules.items()):
+                    if verdict in ("broke", "helped"):
+                        print(f"  {name}: {verdict}")
+                    codes = {f["code"] for f in fixes if f["path"][:-3].replace("/", ".").removesuffix(".__init__")
+                             == name}
+                    for code in codes:
+                        table[code][f"modules {verdict}"] += 1
             if corpus == "mindcv" and _has_mindspore():
                 models = mindcv_models(original, fixed, fixes, args.models_per_module)
                 for name, model in sorted(models.items()):
