@@ -183,6 +183,22 @@ def _read_toml(path: str) -> dict:
     return document
 
 
+def formatter_line_length(config_path: Optional[str]) -> Optional[int]:
+    """The line length the project's formatter keeps (`[tool.ruff] line-length`, else `[tool.black]`), if its
+    pyproject.toml says; fixes wrap what they write to it."""
+    if not config_path:
+        return None
+    try:
+        tool = _read_toml(config_path).get("tool", {})
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    for name in ("ruff", "black"):
+        length = tool.get(name, {}).get("line-length") if isinstance(tool.get(name), dict) else None
+        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
+            return length
+    return None
+
+
 def load(start: str = ".", config_path: Optional[str] = None) -> Settings:
     """Settings from `config_path`, or from the nearest pyproject.toml above `start` (defaults if none)."""
     path = config_path or find_pyproject(start)

@@ -122,3 +122,21 @@ def test_a_hoisted_call_keeps_its_continuation_lines_aligned():
     fixed = apply_fixes(text, result.diagnostics, ("safe", "unsafe")).text
     assert "        self.dense = nn.Dense(2,\n                              2)\n" in fixed
     assert "            x = self.dense(x)\n" in fixed
+
+
+def test_a_hoisted_call_is_wrapped_to_the_formatters_line_length(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n[tool.ruff]\nline-length = 88\n")
+    path = tmp_path / "w.py"
+    text = ("from mindspore import nn\n\nclass N(nn.Cell):\n    def __init__(self):\n        super().__init__()\n\n"
+            "    def construct(self, x):\n"
+            "        return nn.Conv2d(64, 64, 3, pad_mode=\"pad\", padding=1, weight_init=\"normal\", "
+            "has_bias=True)(x)\n")
+    path.write_text(text)
+    from ms_lint.config import load
+
+    linter = Linter(load(str(path)))
+    result = linter.lint_source(SourceFile(path=str(path), text=text))
+    fixed = apply_fixes(text, result.diagnostics, ("safe", "unsafe")).text
+    assert ("        self.conv2d = nn.Conv2d(\n"
+            "            64, 64, 3, pad_mode=\"pad\", padding=1, weight_init=\"normal\", has_bias=True)\n") in fixed
+    assert max(len(line) for line in fixed.splitlines()) <= 88

@@ -61,3 +61,36 @@ def float_fill(ctx, value: ast.expr) -> str:
     if isinstance(value, ast.Constant) and type(value.value) is int:
         return repr(float(value.value))
     return f"float({ctx.text(value)})"
+
+
+def line_width(ctx) -> int:
+    """How long a line a fix may write in this module: the project formatter's line length when its
+    pyproject.toml sets one, else the longest code line of the file (at least 79, at most 120)."""
+    def measure() -> int:
+        from ms_lint.config import formatter_line_length  # the catalog behind config imports every rule
+
+        configured = formatter_line_length(ctx.settings.config_path)
+        if configured:
+            return configured
+        longest = max((len(line) for line in ctx.source.lines if not line.lstrip().startswith("#")), default=0)
+        return min(max(longest, 79), 120)
+
+    return ctx.memo(line_width, measure)
+
+
+def wrapped_call(ctx, call: ast.Call, head: str, indentation: str, width: int) -> Optional[str]:
+    """`head` + the text of a one-line `call`, broken after its opening parenthesis when the line would be longer
+    than `width` (the arguments on one continuation line, else one per line); None when it fits or when the call
+    spans lines already (its own layout is kept)."""
+    text = ctx.text(call)
+    if "\n" in text or len(head) + len(text) <= width:
+        return None
+    arguments = [ctx.text(a) for a in call.args] + [
+        f"{k.arg}={ctx.text(k.value)}" if k.arg else f"**{ctx.text(k.value)}" for k in call.keywords]
+    if not arguments:
+        return None
+    inner = indentation + "    "
+    one_line = f"{head}{ctx.text(call.func)}(\n{inner}{', '.join(arguments)})"
+    if len(one_line.rsplit("\n", 1)[1]) <= width:
+        return one_line
+    return f"{head}{ctx.text(call.func)}(\n" + ",\n".join(inner + a for a in arguments) + ")"

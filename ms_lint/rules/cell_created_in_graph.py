@@ -7,6 +7,7 @@ from typing import Optional
 from ms_lint.analysis import framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
 from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
 # distributions and bijectors: Cells without weights (`nn.probability.distribution.Gumbel(...)` in construct)
@@ -67,8 +68,13 @@ class CellCreatedInGraph(Rule):
     ## Fix
     Unsafe: when the constructor arguments use no local of the graph function, the call is outside loops and
     the class defines `__init__`, the instantiation moves to the end of `__init__` as `self.<name>` (named
-    after the class: `dense`, `batch_norm2d`...) and the call site uses the attribute. Unsafe because the Cell
-    is then created once and trained, which changes results (that is the point, but it is a behaviour change).
+    after the class in snake case: `dense`, `batch_norm2d`, `mse_loss`; numbered when taken) and the call site
+    uses the attribute. A weight-free layer built the same way already (in `__init__` or by another hoist) is
+    reused instead. The moved call keeps its continuation lines aligned and is wrapped to the project
+    formatter's line length (`[tool.ruff]`/`[tool.black]` `line-length`), else to the file's longest line.
+    Unsafe because the Cell is then created once and trained, which changes results (that is the point, but it
+    is a behaviour change; the fix says when the hoisted layer brings weights, which checkpoints then hold).
+    Only classes 2.10 has are hoisted (`mint.nn.functional.Log_softmax` is no Cell).
     """
 
     code = "MSL006"
@@ -123,9 +129,11 @@ class CellCreatedInGraph(Rule):
         if weightless:
             ctx.memo((_same_layer, owner.qualname), dict)[built] = attribute
         last = init.body[-1]
-        head = f"{ctx.indentation(init.body[0])}{self_name}.{attribute} = "
-        insertion = ctx.insert(last.end_lineno, len(ctx.source.line(last.end_lineno)),
-                               "\n" + head + _moved(ctx.text(node), len(head) - node.col_offset))
+        indentation = ctx.indentation(init.body[0])
+        head = f"{indentation}{self_name}.{attribute} = "
+        statement = edits.wrapped_call(ctx, node, head, indentation, edits.line_width(ctx)) \
+            or head + _moved(ctx.text(node), len(head) - node.col_offset)
+        insertion = ctx.insert(last.end_lineno, len(ctx.source.line(last.end_lineno)), "\n" + statement)
         note = "" if weightless else " (its weights become parameters of the network: trained, and in checkpoints)"
         return Fix("unsafe", f"Create the Cell once in `__init__` as `{self_name}.{attribute}`{note}",
                    (insertion, ctx.replace(node, f"{self_name}.{attribute}")))
