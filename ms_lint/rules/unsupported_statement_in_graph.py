@@ -27,15 +27,20 @@ class UnsupportedStatementInGraph(Rule):
     ## What it does
     Finds Python statements the MindSpore graph compiler cannot parse inside graph-compiled code: `try`, `yield`
     and `yield from`, `del`, `async def` (with its `await`, `async for`, `async with`), `match`, `import`,
-    `nonlocal`, and `with` on an object that is not a `@jit_class` instance. Dead branches are reported too.
+    `nonlocal`, `for ... else` and `while ... else`, comprehensions with two or more `for` clauses, and `with`
+    on an object that is not a `@jit_class` instance. Dead branches are reported too.
 
     ## Why it matters in graph mode
     MindSpore 2.10 rejects these when it parses the function, at both syntax levels (measured on CPU):
     `RuntimeError: Unsupported statement 'Try'.` (likewise `'Delete'`, `'Import'`, `'ImportFrom'`, `'Match'`,
     `'Nonlocal'`, `'AsyncFunctionDef'`) and `RuntimeError: Unsupported expression 'Yield'.` (`'YieldFrom'`).
-    `with` accepts only `@jit_class` objects (and MindSpore's stream contexts): `with self.scope:` on a plain
-    object fails with `TypeError: Only support jit_class instance, but got PythonObject(type: ...)`, and
-    `with open(path):` or a `@contextmanager` function with `TypeError: issubclass() arg 1 must be a class`.
+    `for`/`while` with an `else` clause: `RuntimeError: The 'for...else...' statement is not supported now.`
+    (`'while...else...'`). A list, generator or dict comprehension with two `for` clauses: `TypeError: The
+    'generators' supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 comprehensions.` (one `for`
+    with an `if` is supported). `with` accepts only `@jit_class` objects (and MindSpore's stream contexts):
+    `with self.scope:` on a plain object fails with `TypeError: Only support jit_class instance, but got
+    PythonObject(type: ...)`, and `with open(path):` or a `@contextmanager` function with `TypeError:
+    issubclass() arg 1 must be a class`.
 
     Dead code is no excuse: a `try` under `if False:` or under an always-false closure constant still fails,
     because the parser reads the whole function. One exception was measured: a branch whose condition is a
@@ -85,6 +90,29 @@ class UnsupportedStatementInGraph(Rule):
         visit_match = _unsupported
     if hasattr(ast, "TryStar"):
         visit_try_star = _unsupported
+
+    def visit_for(self, node: ast.For, ctx):
+        if node.orelse:
+            yield self.report(ctx, node, statement="for ... else", consequence=(
+                "the parser rejects the whole function (`RuntimeError: The 'for...else...' statement is not "
+                "supported now.`), even if this line is never reached"))
+
+    def visit_while(self, node: ast.While, ctx):
+        if node.orelse:
+            yield self.report(ctx, node, statement="while ... else", consequence=(
+                "the parser rejects the whole function (`RuntimeError: The 'while...else...' statement is not "
+                "supported now.`), even if this line is never reached"))
+
+    def _comprehension(self, node, ctx):
+        if len(node.generators) > 1:
+            kind = "DictComp" if isinstance(node, ast.DictComp) else "ListComp"
+            yield self.report(ctx, node, statement=f"a comprehension with {len(node.generators)} `for` clauses",
+                              consequence=f"fails to compile (`TypeError: The 'generators' supports 1 "
+                                          f"'comprehension' in {kind}/GeneratorExp, but got "
+                                          f"{len(node.generators)} comprehensions.`): nest two comprehensions "
+                                          f"or loops")
+
+    visit_list_comp = visit_generator_exp = visit_dict_comp = _comprehension
 
     def visit_with(self, node: ast.With, ctx):
         for item in node.items:

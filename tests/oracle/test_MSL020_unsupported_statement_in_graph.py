@@ -139,6 +139,38 @@ class WithJitClass(nn.Cell):
             x = x + 1
         return x
 
+class ForElse(nn.Cell):
+    def construct(self, x):
+        for i in range(3):
+            x = x + 1
+        else:
+            x = x * 2
+        return x
+
+class WhileElse(nn.Cell):
+    def construct(self, x):
+        i = 0
+        while i < 3:
+            i += 1
+        else:
+            x = x * 2
+        return x
+
+class TwoForList(nn.Cell):
+    def construct(self, x):
+        y = [a * b for a in range(2) for b in range(3)]
+        return x + y[1]
+
+class TwoForGenerator(nn.Cell):
+    def construct(self, x):
+        y = tuple(a * b for a in range(2) for b in range(3))
+        return x + y[1]
+
+class TwoForDict(nn.Cell):
+    def construct(self, x):
+        y = {a * 3 + b: b for a in range(2) for b in range(3)}
+        return x + y[1]
+
 class Supported(nn.Cell):
     def construct(self, x):
         if x.sum() > 100:
@@ -147,7 +179,7 @@ class Supported(nn.Cell):
         double = lambda t: t * 2
         def inc(t):
             return t + 1
-        ys = [x * i for i in range(2)]
+        ys = [x * i for i in range(2) if i >= 0]
         while x.sum() < 10:
             x = x + 1
         y = inc(double(x)) + ys[1]
@@ -182,6 +214,24 @@ def test_msl020_dead_branches_still_fail_except_constant_cell_attributes(oracle)
     # ...and breaks as soon as an instance takes it
     taken = oracle.compile("lax", cells.DeadSelfAttribute("try"), x)
     assert not taken.ok and "Unsupported statement 'Try'" in taken.message
+
+
+LOOP_ELSE_AND_COMPREHENSIONS = [
+    ("ForElse", "RuntimeError", "The 'for...else...' statement is not supported now."),
+    ("WhileElse", "RuntimeError", "The 'while...else...' statement is not supported now."),
+    ("TwoForList", "TypeError", "supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 comprehensions"),
+    ("TwoForGenerator", "TypeError", "supports 1 'comprehension' in ListComp/GeneratorExp, but got 2"),
+    ("TwoForDict", "TypeError", "supports 1 'comprehension' in DictComp/GeneratorExp, but got 2 comprehensions"),
+]
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+@pytest.mark.parametrize("cell, error_type, head", LOOP_ELSE_AND_COMPREHENSIONS,
+                         ids=[c for c, _, _ in LOOP_ELSE_AND_COMPREHENSIONS])
+def test_msl020_loop_else_and_two_for_comprehensions_fail(oracle, mode, cell, error_type, head):
+    cells = oracle.load(CELLS)
+    outcome = oracle.compile(mode, getattr(cells, cell)(), oracle.tensor([1.0, 2.0, 3.0]))
+    assert not outcome.ok and outcome.error_type == error_type and head in outcome.message
 
 
 @pytest.mark.parametrize("mode", ["lax", "strict"])
