@@ -13,6 +13,12 @@ For each corpus (benchmarks/corpora.py) a copy is fixed, then:
   after is "helped".
 The table gives, per rule, the fixes applied and, for mindcv, the models in modules its fixes touched that broke,
 changed or were helped. Nothing is timed.
+
+Imports need each zoo's own dependencies; without them a module fails before and after alike. In a virtual
+environment with the system's MindSpore: `python -m venv --system-site-packages ENV; ENV/bin/pip install -c
+<(echo 'numpy<2') omegaconf transformers==4.57.1 trampoline better-profanity nltk 'huggingface-hub<1.0'` (mindone)
+and `opencv-python-headless shapely pyclipper lmdb rapidfuzz addict albumentations matplotlib pycocotools
+sentencepiece jieba` (part of mindocr); mindformers 2.1.0 needs MindSpore 2.11.
 """
 from __future__ import annotations
 
