@@ -3,8 +3,15 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ms_lint.analysis.walk import self_parameter
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Rule
+
+# The exception classes `raise` may name in graph code (2.10's message lists them; subclasses are refused too).
+_RAISABLE = frozenset({
+    "AssertionError", "AttributeError", "BaseException", "EnvironmentError", "Exception", "IOError",
+    "IndentationError", "IndexError", "KeyError", "KeyboardInterrupt", "MemoryError", "NameError",
+    "NotImplementedError", "OSError", "OverflowError", "RuntimeError", "RuntimeWarning", "StopIteration",
+    "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError"})
 
 # The context managers MindSpore 2.10's parser accepts besides jit_class objects (graph/_parse/parser.py).
 _STREAM_CONTEXTS = (".StreamCtx", ".StreamLimitCtx")
@@ -27,14 +34,19 @@ class UnsupportedStatementInGraph(Rule):
     ## What it does
     Finds Python statements the MindSpore graph compiler cannot parse inside graph-compiled code: `try`, `yield`
     and `yield from`, `del`, `async def` (with its `await`, `async for`, `async with`), `match`, `import`,
-    `nonlocal`, `for ... else` and `while ... else`, comprehensions with two or more `for` clauses, and `with`
-    on an object that is not a `@jit_class` instance. Dead branches are reported too.
+    `nonlocal`, `for ... else` and `while ... else`, comprehensions with two or more `for` clauses, `raise` of
+    an exception class 2.10 does not support, `construct` returning a method, and `with` on an object that is
+    not a `@jit_class` instance. Dead branches are reported too.
 
     ## Why it matters in graph mode
     MindSpore 2.10 rejects these when it parses the function, at both syntax levels (measured on CPU):
     `RuntimeError: Unsupported statement 'Try'.` (likewise `'Delete'`, `'Import'`, `'ImportFrom'`, `'Match'`,
     `'Nonlocal'`, `'AsyncFunctionDef'`) and `RuntimeError: Unsupported expression 'Yield'.` (`'YieldFrom'`).
-    `for`/`while` with an `else` clause: `RuntimeError: The 'for...else...' statement is not supported now.`
+    `raise` of an exception class outside the standard ones 2.10 lists (a project's `MyError`, even a subclass
+    of `ValueError`; `FileNotFoundError`): `RuntimeError: Unsupported exception type: MyError. Raise only
+    support some Python standard exception types: AssertionError, ..., ValueError, ZeroDivisionError.`
+    `construct` returning a method (`return self.helper`): `RuntimeError: Function in output is not
+    supported.` `for`/`while` with an `else` clause: `RuntimeError: The 'for...else...' statement is not supported now.`
     (`'while...else...'`). A list, generator or dict comprehension with two `for` clauses: `TypeError: The
     'generators' supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 comprehensions.` (one `for`
     with an `if` is supported). `with` accepts only `@jit_class` objects (and MindSpore's stream contexts):
@@ -47,8 +59,8 @@ class UnsupportedStatementInGraph(Rule):
     constant Cell attribute (`if self.mode == "try":` with `self.mode = None`) is pruned before parsing, with
     the helpers only it calls. Such code breaks as soon as an instance takes the branch, so it is reported too.
 
-    `raise`, `assert`, `lambda`, nested `def`, comprehensions, `while` on tensors and `isinstance` are
-    supported in 2.10 (measured: same results as PyNative) and never reported.
+    `raise` of the standard exceptions, `assert`, `lambda`, nested `def`, comprehensions with one `for`, `while`
+    on tensors and `isinstance` are supported in 2.10 (measured: same results as PyNative) and never reported.
 
     ## Example
     ```python
@@ -113,6 +125,37 @@ class UnsupportedStatementInGraph(Rule):
                                           f"or loops")
 
     visit_list_comp = visit_generator_exp = visit_dict_comp = _comprehension
+
+    def visit_raise(self, node: ast.Raise, ctx):
+        raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if raised is None or not isinstance(raised, (ast.Name, ast.Attribute)):
+            return  # a bare re-raise
+        qualname = ctx.names.qualname(raised)
+        if qualname is None:
+            return
+        if qualname.startswith("builtins."):
+            name = qualname[len("builtins."):]
+            if name in _RAISABLE or not name.endswith(("Error", "Exception", "Warning", "Exit")):
+                return  # supported, or not an exception class at all
+        elif ctx.graph.index.lookup_class(qualname) is None:
+            return  # not a class known to be one (a variable holding an exception instance, say)
+        yield self.report(ctx, node, statement=f"raise {ctx.text(raised)}", consequence=(
+            f"the parser rejects the whole function (`RuntimeError: Unsupported exception type: "
+            f"{qualname.rpartition('.')[2]}. Raise only support some Python standard exception types`), even if "
+            f"this line is never reached; raise one of them (`ValueError`, `RuntimeError`, ...)"))
+
+    def visit_return(self, node: ast.Return, ctx):
+        value = node.value
+        function = enclosing_function(node) if value is not None else None
+        if function is None or getattr(function, "name", "") != "construct" or not (
+                isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                and value.value.id == self_parameter(function)):
+            return
+        owner = ctx.graph.owner_class(function)
+        if owner is not None and any(value.attr in summary.methods for summary in ctx.graph.mro(owner)):
+            yield self.report(ctx, node, statement=f"return {ctx.text(value)}", consequence=(
+                "fails to compile: a method is no network output (`RuntimeError: Function in output is not "
+                "supported.`); return what calling it gives"))
 
     def visit_with(self, node: ast.With, ctx):
         for item in node.items:

@@ -171,6 +171,33 @@ class TwoForDict(nn.Cell):
         y = {a * 3 + b: b for a in range(2) for b in range(3)}
         return x + y[1]
 
+class ProjectError(ValueError):
+    pass
+
+class RaiseProjectError(nn.Cell):
+    def construct(self, x):
+        if x.shape[0] > 5:
+            raise ProjectError("too big")
+        return x
+
+class RaiseFileNotFound(nn.Cell):
+    def construct(self, x):
+        if x.shape[0] > 5:
+            raise FileNotFoundError("no file")
+        return x
+
+class RaiseKeyError(nn.Cell):
+    def construct(self, x):
+        if x.shape[0] > 5:
+            raise KeyError("fine")
+        return x
+
+class ReturnsMethod(nn.Cell):
+    def helper(self, t):
+        return t * 2
+    def construct(self, x):
+        return self.helper
+
 class Supported(nn.Cell):
     def construct(self, x):
         if x.sum() > 100:
@@ -232,6 +259,26 @@ def test_msl020_loop_else_and_two_for_comprehensions_fail(oracle, mode, cell, er
     cells = oracle.load(CELLS)
     outcome = oracle.compile(mode, getattr(cells, cell)(), oracle.tensor([1.0, 2.0, 3.0]))
     assert not outcome.ok and outcome.error_type == error_type and head in outcome.message
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl020_raise_takes_the_standard_exception_types_only(oracle, mode):
+    cells = oracle.load(CELLS)
+    x = oracle.tensor([1.0, 2.0, 3.0])
+    for cell, name in ((cells.RaiseProjectError(), "ProjectError"), (cells.RaiseFileNotFound(), "FileNotFoundError")):
+        outcome = oracle.compile(mode, cell, x)  # the branch is never taken: the parser refuses the raise itself
+        assert not outcome.ok and outcome.error_type == "RuntimeError"
+        assert f"Unsupported exception type: {name}. Raise only support some Python standard exception types" \
+            in outcome.message
+    assert oracle.call(mode, cells.RaiseKeyError(), x).ok
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl020_a_method_is_no_network_output(oracle, mode):
+    cells = oracle.load(CELLS)
+    outcome = oracle.compile(mode, cells.ReturnsMethod(), oracle.tensor([1.0, 2.0, 3.0]))
+    assert not outcome.ok and outcome.error_type == "RuntimeError"
+    assert "Function in output is not supported" in outcome.message
 
 
 @pytest.mark.parametrize("mode", ["lax", "strict"])
