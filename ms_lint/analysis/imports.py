@@ -3,11 +3,35 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Dict, Iterable, Iterator, List, Optional
+from typing import Callable, Dict, Iterable, Iterator, List, Optional
 
 _BUILTINS = frozenset(dir(builtins))
 # `from mindtorch.tools import mstorch_enable` turns later `import torch` statements into MindTorch.
 _MSTORCH_REDIRECTS = {"torch": "mindtorch.torch", "torchvision": "mindtorch.torchvision"}
+
+
+def _exports(stmts: List[ast.stmt]) -> Optional[List[str]]:
+    """A module's `__all__` when every statement that builds it is a literal list or tuple of strings
+    (`__all__ = [...]`, `__all__ += [...]`, `__all__.extend([...])`); None without one, or when one is not."""
+    found: Optional[List[str]] = None
+    for stmt in stmts:
+        value, extend = None, False
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets):
+            value = stmt.value
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == "__all__":
+            value, extend = stmt.value, True
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(
+                stmt.value.func, ast.Attribute) and stmt.value.func.attr == "extend" and isinstance(
+                stmt.value.func.value, ast.Name) and stmt.value.func.value.id == "__all__" and stmt.value.args:
+            value, extend = stmt.value.args[0], True
+        else:
+            continue
+        if not isinstance(value, (ast.List, ast.Tuple)) or not all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+            return None  # built some other way: not known
+        names = [e.value for e in value.elts]  # type: ignore[attr-defined]
+        found = (found or []) + names if extend else names
+    return found
 
 
 def statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
@@ -33,11 +57,19 @@ class ImportMap:
         self.parent = parent
         self.names: Dict[str, str] = {}
         self.mstorch: bool = parent.mstorch if parent else False
+        # `from <module> import *`, in order (a later one shadows an earlier one), and who can say what those
+        # modules export: (module, name) -> bool, the project index's `star_exports`
+        self.stars: List[str] = []
+        self.star_source: Optional[Callable[[str, str], bool]] = None
+        # `__all__` as a literal list of strings (with `+=`/`.extend` of literals), else None
+        self.exports: Optional[List[str]] = None
 
     @classmethod
     def of_block(cls, body: List[ast.stmt], module: str, is_package: bool = False,
-                 parent: Optional["ImportMap"] = None, define_locals: bool = True) -> "ImportMap":
+                 parent: Optional["ImportMap"] = None, define_locals: bool = True,
+                 star_source: Optional[Callable[[str, str], bool]] = None) -> "ImportMap":
         imports = cls(module, is_package, parent)
+        imports.star_source = star_source
         stmts = list(statements(body))
         imports.mstorch = imports.mstorch or any(
             isinstance(s, ast.ImportFrom) and s.module and s.module.startswith("mindtorch.tools")
@@ -51,6 +83,8 @@ class ImportMap:
                 imports._add_import_from(stmt)
             elif define_locals and isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 imports.names.setdefault(stmt.name, f"{module}.{stmt.name}" if module else stmt.name)
+        if parent is None:
+            imports.exports = _exports(stmts)
         return imports
 
     def _redirect(self, dotted: str) -> str:
@@ -76,6 +110,8 @@ class ImportMap:
         base = self._redirect(base)
         for alias in stmt.names:
             if alias.name == "*":
+                if base:
+                    self.stars.append(base)
                 continue
             self.names[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
@@ -97,8 +133,20 @@ class ImportMap:
         while imports is not None:
             if name in imports.names:
                 return imports.names[name]
+            starred = imports.from_stars(name)
+            if starred is not None:
+                return starred
             imports = imports.parent
         return f"builtins.{name}" if name in _BUILTINS else None
+
+    def from_stars(self, name: str) -> Optional[str]:
+        """`base.name` for the last `from base import *` whose module exports `name` (as the index says)."""
+        if not self.stars or self.star_source is None:
+            return None
+        for base in reversed(self.stars):
+            if self.star_source(base, name):
+                return f"{base}.{name}"
+        return None
 
     def qualname(self, expr: ast.AST, local_names: Iterable[str] = ()) -> Optional[str]:
         """`np.linalg.norm` -> `numpy.linalg.norm`; None for anything not rooted in a resolvable name."""

@@ -79,10 +79,12 @@ class ModuleSummary:
 
 
 def summarize(tree: ast.Module, module: str, path: str,
-              nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk) -> ModuleSummary:
-    """`nodes_of(method)`: every node of a method, in any order (`GraphScope` has them from its walk)."""
+              nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk,
+              star_source: Optional[Callable[[str, str], bool]] = None) -> ModuleSummary:
+    """`nodes_of(method)`: every node of a method, in any order (`GraphScope` has them from its walk);
+    `star_source(module, name)`: does `from module import *` bind `name` (`ProjectIndex.star_exports`)."""
     is_package = os.path.basename(path) == "__init__.py"
-    imports = ImportMap.of_block(tree.body, module, is_package)
+    imports = ImportMap.of_block(tree.body, module, is_package, star_source=star_source)
     classes: Dict[str, ClassSummary] = {}
     functions: Set[str] = set()
     for stmt in statements(tree.body):
@@ -290,6 +292,7 @@ class ProjectIndex:
         self._files: Set[str] = set()  # added: the CLI adds every file up front, the engine again as it lints it
         self._by_path: Dict[str, Optional[ModuleSummary]] = {}  # absolute path -> summary (None: unreadable)
         self._kinds: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # (see `_scope_of`, qualname) -> kind
+        self._star_answers: Dict[Tuple[Optional[str], str, str], bool] = {}  # (scope, module, name) -> bound
         # (see `_scope_of`, module name) -> path: `find` is asked for every import
         self._found: Dict[Tuple[Optional[str], str], Optional[str]] = {}
         self._holders: Dict[str, List[str]] = {}  # first name of a module -> the roots holding it (see `_holds`)
@@ -361,7 +364,7 @@ class ProjectIndex:
         try:
             source = read(path)
             tree = parse(source)
-            built = summarize(tree, name, path)
+            built = summarize(tree, name, path, star_source=self.star_exports)
             built.detach(self._class_node)
             self._keep(path, source, tree)
             summary: Optional[ModuleSummary] = built
@@ -529,8 +532,31 @@ class ProjectIndex:
             return None
         if attr in module.classes:
             return module.classes[attr]
-        target = module.imports.names.get(attr)
+        target = module.imports.names.get(attr) or module.imports.from_stars(attr)
         return self.lookup_class(target, depth + 1) if target and target != qualname else None
+
+    def star_exports(self, module_name: str, name: str, depth: int = 0) -> bool:
+        """Does `from <module_name> import *` bind `name`? Its `__all__` says when it is a literal; else every
+        public name the module defines or imports, its own star imports included (Python's rule)."""
+        if depth > 8:
+            return False
+        key = (self._scope_of(module_name.partition(".")[0]), module_name, name)
+        known = self._star_answers.get(key)
+        if known is not None:
+            return known
+        self._star_answers[key] = False  # an import cycle of star imports answers no
+        module = self.module(module_name)
+        if module is None:
+            answer = False
+        elif module.imports.exports is not None:
+            answer = name in module.imports.exports
+        elif name.startswith("_"):
+            answer = False
+        else:
+            answer = name in module.classes or name in module.functions or name in module.imports.names or any(
+                self.star_exports(base, name, depth + 1) for base in module.imports.stars)
+        self._star_answers[key] = answer
+        return answer
 
     def class_kind(self, qualname: Optional[str], _seen: FrozenSet[str] = frozenset()) -> Optional[str]:
         """"cell", "module" (MindTorch), None (known not to be a Cell), or "unknown" (a base could not be found)."""
