@@ -26,7 +26,8 @@ class RankDependentSeed(Rule):
     ## What it does
     Finds `mindspore.set_seed(...)` whose argument depends on the process's rank (`get_rank()`,
     `get_local_rank()`, a `rank`/`rank_id`/`local_rank`/`device_id` variable, parameter or attribute, the
-    `RANK_ID`/`RANK`/`LOCAL_RANK`/`DEVICE_ID` environment variables), directly or through local variables, or on
+    `RANK_ID`/`RANK`/`LOCAL_RANK`/`DEVICE_ID` environment variables), directly or through local variables or
+    module globals (`_seed = np.random.randint(1000)` at module level is drawn in every rank's process), or on
     a random draw (`random.*`, `np.random.*`, `time.time()`, `os.getpid()`) in a module of a distributed job.
 
     Not reported: seeds of the data pipeline or of NumPy offset by rank (`ds.config.set_seed(seed + rank)`,
@@ -108,11 +109,25 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
             if RANK_NAMES.match(node.id) and not _constant_from_every_caller(ctx, scope, node.id):
                 return f"the rank (`{node.id}`)"
             if depth > 0:
-                for value in _assigned(scope, node.id):
+                local = list(_assigned(scope, node.id))
+                for value in local:
                     found = _dependence(ctx, value, scope, depth - 1)
                     if found is not None:
                         return found
+                if not local and scope is not ctx.tree and not _parameter(scope, node.id):
+                    # a module global (`_seed = np.random.randint(1000)` at module level): drawn in each process
+                    for value in _assigned(ctx.tree, node.id):
+                        found = _dependence(ctx, value, ctx.tree, depth - 1)
+                        if found is not None:
+                            return found
     return None
+
+
+def _parameter(function, name: str) -> bool:
+    arguments = getattr(function, "args", None)
+    return arguments is not None and name in {a.arg for a in (
+        *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+        *filter(None, (arguments.vararg, arguments.kwarg)))}
 
 
 def _constant_from_every_caller(ctx, function, name: str) -> bool:
