@@ -106,6 +106,24 @@ class WeightFree(nn.Cell):
             x = layer(x)
         return x
 
+class DropoutsInList(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Dropout(p=0.5)]
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+class DropoutsInCellList(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dropout(p=0.5)])
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
 class Fixed(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -128,6 +146,19 @@ def test_msl030_list_of_cells_is_unregistered_or_fails_and_celllist_fixes_it(ora
     fixed = cells.Fixed()
     assert oracle.call("lax", fixed, x).ok and oracle.call("strict", cells.Fixed(), x).ok
     assert len(fixed.trainable_params()) == 4
+
+
+@pytest.mark.parametrize("mode", ["lax", "pynative"])
+def test_msl030_dropouts_in_a_list_never_drop_while_training(oracle, mode):
+    """MSL030's message for a list of dropouts: `set_train()` does not reach them (measured, issue 19)."""
+    cells = oracle.load(LIST_CELLS)
+    x = oracle.tensor([[1.0] * 64] * 4)
+    for cell, drops in ((cells.DropoutsInList(), False), (cells.DropoutsInCellList(), True)):
+        cell.set_train(True)
+        outcome = oracle.call(mode, cell, x)
+        assert outcome.ok, outcome.message
+        zeros = int((outcome.value.asnumpy() == 0).sum())
+        assert (zeros > 32) == drops, zeros  # about 128 of 256 when it drops
 
 
 @pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
