@@ -38,14 +38,13 @@ from ms_lint.fixing.passes import fix_source
 from ms_lint.noqa import noqa_edits
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
 from ms_lint.settings import Settings
-from ms_lint.source import SourceFile, module_name
+from ms_lint.source import SourceFile, module_name, split_lines
 
 SOURCE = "ms-lint"
 FIX_ALL = "source.fixAll.ms-lint"
 DEBOUNCE_SECONDS = 0.1  # after the last change, before linting: typing does not lint at every keystroke
 SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
               "info": types.DiagnosticSeverity.Information}
-_LINE_END = re.compile(r"\r\n|\r|\n")  # LSP and Python end lines at these only (not at \f, \u2028...)
 _CHUNK = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines with their endings
 logger = logging.getLogger(__name__)
 
@@ -57,7 +56,7 @@ class _Text:
         buffer = document.source
         self.shift = 1 if buffer.startswith("\ufeff") else 0
         self.text = buffer[self.shift:]
-        self.lines = _LINE_END.split(buffer)
+        self.lines = split_lines(buffer)  # LSP and Python end lines alike
         self.units = document.position_codec.client_num_units
 
     def position(self, row: int, column: int) -> types.Position:

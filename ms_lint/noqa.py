@@ -11,8 +11,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
-_LINE_END = re.compile(r"\r\n|\r|\n")  # where Python (and tokenize) end lines
-NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z][A-Z0-9]*(?:[\s,]+[A-Z][A-Z0-9]*)*))?", re.I)
+from ms_lint.source import split_lines
+from ms_lint.suppression import NOQA
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ def noqa_edits(text: str, codes_by_row: Mapping[int, Sequence[str]]) -> List[Lin
     """The edits that make each row's `# noqa` name its codes: a new comment at the end of the line, or the
     missing codes added to one there. Rows a comment cannot go on, rows already suppressing everything (a bare
     `# noqa`) and rows whose comment already names every code get no edit."""
-    lines = _LINE_END.split(text)
+    lines = split_lines(text)
     comments = _line_comments(text, set(codes_by_row))
     if comments is None:
         return []

@@ -13,10 +13,11 @@ newline). A notebook that this would not reproduce byte for byte when nothing ch
 """
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
 SUFFIX = ".ipynb"
@@ -94,16 +95,6 @@ class Notebook:
 
     # ----- locations --------------------------------------------------------------------------------------------
     @staticmethod
-    def cell_of(text: str, row: int) -> Tuple[Optional[int], int]:
-        """(cell number, row in the cell) of row `row` of the joined `text` (None, row) before any cell."""
-        cell, start = None, 0
-        for number, line in enumerate(text.split("\n")[:row], 1):
-            match = _MARKER_LINE.match(line)
-            if match:
-                cell, start = int(match.group(1)), number
-        return cell, row - start
-
-    @staticmethod
     def cell_lines(text: str) -> Dict[int, List[str]]:
         """cell number -> its lines (as linted) in the joined `text`."""
         return {number: source.split("\n") for number, source in _split(text).items()}
@@ -147,35 +138,51 @@ class Notebook:
         return text + "\n" if self.raw.endswith("\n") else text
 
 
+class _Cells:
+    """Where the cells of a joined text start: (cell number, row in the cell) of its rows, by bisection (the
+    markers are found once per text, not once per finding)."""
+
+    def __init__(self, text: str):
+        self.starts: List[int] = []  # the marker rows
+        self.numbers: List[int] = []
+        for row, line in enumerate(text.split("\n"), 1):
+            match = _MARKER_LINE.match(line)
+            if match:
+                self.starts.append(row)
+                self.numbers.append(int(match.group(1)))
+
+    def locate(self, row: int) -> Tuple[Optional[int], int]:
+        """(cell number, row in the cell); (None, row) before any cell."""
+        index = bisect.bisect_right(self.starts, row) - 1
+        return (None, row) if index < 0 else (self.numbers[index], row - self.starts[index])
+
+
 def located(diagnostics, texts: Dict[str, str]):
     """`diagnostics` as reported: those in a notebook (`texts`: its path -> the joined text they were found in)
     with their cell and rows in the cell; the others unchanged."""
-    from dataclasses import replace
-
+    cells: Dict[str, _Cells] = {}
     found = []
     for d in diagnostics:
         text = texts.get(d.path)
         if text is None:
             found.append(d)
             continue
-        cell, row = Notebook.cell_of(text, d.row)
-        end_cell, end_row = Notebook.cell_of(text, d.end_row)
+        index = cells.get(d.path) or cells.setdefault(d.path, _Cells(text))
+        cell, row = index.locate(d.row)
+        end_cell, end_row = index.locate(d.end_row)
         found.append(replace(d, cell=cell, row=row, end_row=end_row if end_cell == cell else row,
-                             fix=_fix_in_cell(d.fix, text, cell)))
+                             fix=_fix_in_cell(d.fix, index, cell)))
     return found
 
 
-def _fix_in_cell(fix, text: str, cell: Optional[int]):
+def _fix_in_cell(fix, cells: _Cells, cell: Optional[int]):
     """The fix with its edits' rows counted in `cell`; None (shown without a fix; `--fix` still applies it) when
     an edit lies in another cell."""
     if fix is None:
         return None
-    from dataclasses import replace
-
     edits = []
     for edit in fix.edits:
-        (start_cell, start), (end_cell, end) = Notebook.cell_of(text, edit.location[0]), Notebook.cell_of(
-            text, edit.end_location[0])
+        (start_cell, start), (end_cell, end) = cells.locate(edit.location[0]), cells.locate(edit.end_location[0])
         if start_cell != cell or end_cell != cell:
             return None
         edits.append(replace(edit, location=(start, edit.location[1]), end_location=(end, edit.end_location[1])))

@@ -16,6 +16,11 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
+def split_lines(text: str) -> List[str]:
+    """`text` split where Python ends lines (see `_LINE_END`), without the line endings."""
+    return text.split("\n") if "\r" not in text else _LINE_END.split(text)
+
+
 class SourceError(Exception):
     """The file cannot be read, decoded or parsed; `row`/`column` locate the problem when known."""
 
@@ -41,7 +46,7 @@ class SourceFile:
         if self._lines is None:
             text = self.text
             # without a CR, the line ends are the LFs: str.split is several times faster than the regex
-            self._lines = text.split("\n") if "\r" not in text else _LINE_END.split(text)
+            self._lines = split_lines(text)
         return self._lines
 
     def line(self, row: int) -> str:

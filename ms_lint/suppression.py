@@ -20,7 +20,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from ms_lint.source import char_column, child_nodes
 
 _MARKERS = re.compile(r"noqa|pylint\s*:|ms-lint\s*:|flake8\s*:", re.I)
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[\s,]+[A-Z][A-Z0-9]*)*))?", re.I)
+NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[\s,]+[A-Z][A-Z0-9]*)*))?", re.I)
 _MS_LINT = re.compile(r"#\s*ms-lint\s*:\s*(?P<verb>ignore|skip-file)(?:\[(?P<codes>[^\]]*)\])?", re.I)
 _FLAKE8_FILE = re.compile(r"#\s*flake8\s*:\s*noqa\b(?!\s*:)", re.I)
 _PYLINT = re.compile(r"#\s*pylint\s*:\s*(?P<verb>disable-next|disable|enable|skip-file)"
@@ -84,7 +84,7 @@ def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
                 result.skip_file = True
             else:
                 result.lines.setdefault(row, set()).update(_names(match.group("codes")) or {ALL})
-        match = _NOQA.search(comment)
+        match = NOQA.search(comment)
         if match and not _FLAKE8_FILE.search(comment):
             codes = match.group("codes")
             result.lines.setdefault(row, set()).update(
@@ -124,7 +124,7 @@ def noqa_comments(text: str, tree: Optional[ast.Module]) -> List[Tuple[int, int,
     part), in row order; bare `# noqa` and `# flake8: noqa` are left out."""
     found = []
     for row, column, comment, _ in _marked_comments(text, tree):
-        match = _NOQA.search(comment)
+        match = NOQA.search(comment)
         if match and match.group("codes") and not _FLAKE8_FILE.search(comment):
             codes = [c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c]
             found.append((row, column + match.start(), column + match.end(), codes))

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import difflib
 import sys
-from collections import Counter
 from typing import Dict, List, Tuple
 
 from ms_lint import runner
 from ms_lint.analysis import projects
 from ms_lint.cli.run import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Run, lint_and_judge, print_fixes, report
 from ms_lint.engine import FileResult, Linter
-from ms_lint.fixing.passes import FileFix, Linted, WriteError, fix_source, write_atomically
+from ms_lint.fixing.passes import FileFix, Linted, WriteError, fix_source, new_findings, write_atomically
 from ms_lint.formats import fixable
 from ms_lint.rule import Diagnostic
 from ms_lint.source import SourceError, decode
@@ -185,21 +184,13 @@ def _judged_again(linter: Linter, run: Run, results: List[FileResult], fixed: Li
             continue
         before = [d for d in by_path.get(path, ()) if d.code in project_codes]
         now = judged.get(path, [])
-        if _raises_new(before, now):
+        if new_findings(before, now):
             result = fix_source(linter, result.source, run.applicabilities, groups.get(path, []))
         else:
             result.remaining = sorted([d for d in result.remaining if d.code not in project_codes] + now,
                                       key=Diagnostic.sort_key)
         redone.append((original, result))
     return redone
-
-
-def _raises_new(before: List[Diagnostic], after: List[Diagnostic]) -> bool:
-    """True when `after` holds a finding `before` lacks, of a rule whose count grew (as `passes._check` asks)."""
-    keys_before = Counter((d.code, d.message) for d in before)
-    new = Counter((d.code, d.message) for d in after) - keys_before
-    codes_before, codes_after = Counter(d.code for d in before), Counter(d.code for d in after)
-    return any(codes_after[code] > codes_before[code] for code, _ in new)
 
 
 def _groups(results: List[FileResult]) -> Dict[str, List[FileResult]]:

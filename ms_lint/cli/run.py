@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from ms_lint.engine import FileResult, Linter
 from ms_lint.notebook import Notebook, is_notebook, located
 from ms_lint.rule import Diagnostic
 from ms_lint.settings import Settings
+from ms_lint.source import split_lines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -91,16 +91,13 @@ def report(run: Run, diagnostics: List[Diagnostic], results: Sequence[FileResult
         return
     colour = wants_colour(sys.stdout)
     width = shutil.get_terminal_size().columns if is_terminal(sys.stdout) else None
-    sources: Dict[object, List[str]] = {path: _LINE_END.split(text) for path, text in texts.items()
+    sources: Dict[object, List[str]] = {path: split_lines(text) for path, text in texts.items()
                                          if path not in notebooks}
     for path, text in notebooks.items():
         sources.update(((path, cell), lines) for cell, lines in Notebook.cell_lines(text).items())
     view = formats.View(sources=sources, paint=Paint(colour), width=width, quiet=args.quiet)
     sys.stdout.write(formats.render(args.output_format, diagnostics, run.files, run.applicabilities,
                                     view))
-
-
-_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def print_fixes(title: str, diagnostics: List[Diagnostic], validated=None) -> None:

@@ -139,14 +139,21 @@ def _check(lint, linter, source, before_text, before, after_text, applied):
     if undefined:
         return f"the fix leaves {', '.join(f'`{n}`' for n in sorted(undefined))} undefined", []
     after = lint(linter, source, after_text, after_tree)
-    expected = Counter(_key(d) for d in before) - Counter(_key(d) for d in applied)
-    new = Counter(_key(d) for d in after) - expected
-    codes_before, codes_after = Counter(d.code for d in before), Counter(d.code for d in after)
-    new = [k for k in new if codes_after[k[0]] > codes_before[k[0]]]
+    new = new_findings(before, after, applied)
     if new:
         code, message = new[0]
         return f"the fix introduces {code}: {message}", after
     return None, after
+
+
+def new_findings(before: Sequence[Diagnostic], after: Sequence[Diagnostic],
+                 applied: Sequence[Diagnostic] = ()) -> List[Tuple[str, str]]:
+    """(code, message) of the findings of `after` that `before` (less the `applied` fixes' findings) lacks, of
+    the rules whose count grew: a finding a fix turns into another of the same rule is not new."""
+    expected = Counter(_key(d) for d in before) - Counter(_key(d) for d in applied)
+    new = Counter(_key(d) for d in after) - expected
+    codes_before, codes_after = Counter(d.code for d in before), Counter(d.code for d in after)
+    return [k for k in new if codes_after[k[0]] > codes_before[k[0]]]
 
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")

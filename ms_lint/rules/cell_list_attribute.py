@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
@@ -301,6 +301,20 @@ def _only_stateless_layers(ctx, value: ast.expr) -> bool:
     """A literal or comprehension whose every element builds a MindSpore layer without weights or a training mode
     (`(nn.ReLU(), nn.ReLU())`): nothing to register, and it compiles and computes the same as a CellList
     (measured). Anything else (a project Cell, Dropout, a list filled elsewhere) may hold state."""
+    layers = _literal_layers(ctx, value)
+    return bool(layers) and all(layer in STATELESS_LAYERS for layer in layers)
+
+
+def _only_dropouts(ctx, value: ast.expr) -> bool:
+    """A list or tuple (literal or comprehension) of MindSpore dropout layers only: no weights, only a training
+    mode."""
+    layers = [] if isinstance(value, ast.Dict) else _literal_layers(ctx, value)
+    return bool(layers) and all((layer or "").startswith("Dropout") for layer in layers)
+
+
+def _literal_layers(ctx, value: ast.expr) -> List[Optional[str]]:
+    """The MindSpore layer each element of a literal or comprehension builds (`framework.mindspore_layer`; None
+    for anything else); empty for other values."""
     if isinstance(value, (ast.List, ast.Tuple)):
         elements = value.elts
     elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
@@ -308,19 +322,9 @@ def _only_stateless_layers(ctx, value: ast.expr) -> bool:
     elif isinstance(value, ast.Dict):
         elements = [v for v in value.values if v is not None]
     else:
-        return False
-    return bool(elements) and all(
-        isinstance(e, ast.Call) and framework.mindspore_layer(ctx.names.qualname(e.func)) in STATELESS_LAYERS
-        for e in elements)
-
-
-def _only_dropouts(ctx, value: ast.expr) -> bool:
-    """A literal or comprehension of MindSpore dropout layers only: no weights, only a training mode."""
-    elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value.elt] if isinstance(
-        value, (ast.ListComp, ast.GeneratorExp)) else []
-    return bool(elements) and all(
-        isinstance(e, ast.Call) and (framework.mindspore_layer(ctx.names.qualname(e.func)) or "").startswith("Dropout")
-        for e in elements)
+        return []
+    return [framework.mindspore_layer(ctx.names.qualname(e.func)) if isinstance(e, ast.Call) else None
+            for e in elements]
 
 
 def _may_be_container(value: Any) -> bool:

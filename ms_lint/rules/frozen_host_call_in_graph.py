@@ -124,8 +124,8 @@ def _numpy_helper(ctx, node: ast.Call) -> bool:
     function = enclosing_function(node)
     if function is None:
         return False
-    for sub in ast.walk(function):
-        if isinstance(sub, ast.Call) and sub is not node:
+    for sub in ctx.walk.of_kind(function, ast.Call):  # the module's walk indexed them
+        if sub is not node:
             qualname = ctx.names.qualname(sub.func) or ""
             if qualname.startswith("numpy.") and not qualname.startswith("numpy.random."):
                 return True
