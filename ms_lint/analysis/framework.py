@@ -1,7 +1,8 @@
 """What ms_lint knows about the MindSpore / MindTorch API surface, by qualified name (MindSpore is never imported)."""
 from __future__ import annotations
 
-from typing import FrozenSet, Iterable, Optional
+import ast
+from typing import Callable, FrozenSet, Iterable, Optional, Set
 
 from ms_lint.analysis import mindspore_nn
 
@@ -198,3 +199,39 @@ STATELESS_LAYERS = frozenset("""
     BCEWithLogitsLoss SoftmaxCrossEntropyWithLogits CosineEmbeddingLoss MarginRankingLoss SoftMarginLoss
     MultiLabelSoftMarginLoss MultiMarginLoss MultilabelMarginLoss PoissonNLLLoss GaussianNLLLoss TripletMarginLoss
     CTCLoss Norm Range OneHot ClipByNorm Moments Tril Triu MatrixDiag""".split())
+
+
+def repeated_parameter_name(created: ast.expr, qualname: Callable[[ast.expr], Optional[str]]) -> Optional[str]:
+    """The literal name two Parameters of a literal list/tuple share, or the one a comprehension gives every
+    Parameter it makes (`[Parameter(t, name="w") for _ in range(n)]`); None otherwise. `ParameterTuple` refuses
+    such a sequence in every mode (measured on 2.10: `ValueError: ... its name 'w' already exists`)."""
+    if isinstance(created, (ast.ListComp, ast.GeneratorExp)):
+        name = _literal_parameter_name(created.elt, qualname)
+        return name if name is not None and not _single_iteration(created) else None
+    if isinstance(created, (ast.List, ast.Tuple)):
+        seen: Set[str] = set()
+        for element in created.elts:
+            name = _literal_parameter_name(element, qualname)
+            if name is not None and name in seen:
+                return name
+            seen.add(name or "")
+    return None
+
+
+def _literal_parameter_name(expr: ast.expr, qualname: Callable[[ast.expr], Optional[str]]) -> Optional[str]:
+    if not (isinstance(expr, ast.Call) and qualname(expr.func) in PARAMETER_CLASSES):
+        return None
+    given = next((k.value for k in expr.keywords if k.arg == "name"), expr.args[1] if len(expr.args) > 1 else None)
+    return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
+
+
+def _single_iteration(comprehension: ast.expr) -> bool:
+    """`for _ in range(1)` or over a one-element literal: one Parameter, no clash."""
+    generators = getattr(comprehension, "generators", [])
+    if len(generators) != 1:
+        return False
+    iterated = generators[0].iter
+    if isinstance(iterated, (ast.List, ast.Tuple)):
+        return len(iterated.elts) <= 1
+    return isinstance(iterated, ast.Call) and getattr(iterated.func, "id", None) == "range" \
+        and len(iterated.args) == 1 and isinstance(iterated.args[0], ast.Constant) and iterated.args[0].value in (0, 1)

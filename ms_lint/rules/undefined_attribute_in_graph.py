@@ -7,6 +7,7 @@ from typing import List, Optional, Set
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.compile_context import flag_names
+from ms_lint.analysis.folding import guarding_flag
 from ms_lint.analysis.walk import rows_spelling, self_parameter
 from ms_lint.rule import Fix, Rule
 
@@ -101,7 +102,7 @@ class UndefinedAttributeInGraph(Rule):
             if name in defined or _named_elsewhere(ctx, name, getattr(read.value, "id", "")):  # `self.<name>`
                 continue
             best = _closest(name, defined - framework.CELL_MEMBERS)  # not Cell's own `to`, `phase`: never meant
-            flag = _guarding_flag(ctx, read, getattr(read.value, "id", ""), node)
+            flag = guarding_flag(read, getattr(read.value, "id", ""), node, ignore=read.attr)
             when = "compiling this line fails with"
             if flag is not None:
                 when = (f"the branch on `self.{flag}` is folded at compile time, so this compiles while the flag "
@@ -160,51 +161,6 @@ def _self_reads(graph, function, self_name: str) -> List[ast.Attribute]:
         inside = {id(node) for scope in hidden for node in graph.walk.subtree(scope)}
         reads = [read for read in reads if id(read) not in inside]
     return reads
-
-
-def _guarding_flag(ctx, read: ast.Attribute, self_name: str, class_node: ast.ClassDef) -> Optional[str]:
-    """The `self.<flag>` an enclosing `if` of the method tests (`if self.gradient_checkpointing and
-    self.training:`), unless the branch is sure to be compiled; else None. Such a branch is folded at compile
-    time: the attribute may be set from outside (by a library base's `gradient_checkpointing_enable()`) whenever
-    the flag is. Sure to be compiled: `if self.flag:` (or `if not self.flag:`) where the class only ever
-    assigns the flag one literal that takes the read's side (`self.use_reg = True`)."""
-    child: ast.AST = read
-    parent = ctx.parent(read)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
-            test, negated = parent.test, False
-            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test, negated = test.operand, True
-            flag = _self_attribute(test, self_name)
-            if flag is not None:
-                value = _constant_flag(class_node, flag, self_name)
-                in_body = child in (parent.body if isinstance(parent.body, list) else [parent.body])
-                if not (value is not None and (bool(value) != negated) == in_body):
-                    return flag
-            else:
-                tested = [_self_attribute(sub, self_name) for sub in ast.walk(test)]
-                flags = [name for name in tested if name is not None and name != read.attr]
-                if flags:  # the flag that says most: `gradient_checkpointing` rather than `training`
-                    return next((name for name in flags if name != "training"), flags[0])
-        child, parent = parent, ctx.parent(parent)
-    return None
-
-
-def _self_attribute(expr: ast.AST, self_name: str) -> Optional[str]:
-    """`<name>` for `self.<name>`, else None."""
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
-        return expr.attr
-    return None
-
-
-def _constant_flag(class_node: ast.ClassDef, flag: str, self_name: str):
-    """The one literal the class assigns to `self.<flag>`, or None when it assigns anything else (or nothing)."""
-    values = [n.value for n in ast.walk(class_node) if isinstance(n, ast.Assign)
-              and any(_self_attribute(t, self_name) == flag for t in n.targets)]
-    literals = {repr(v.value) for v in values if isinstance(v, ast.Constant)}
-    if len(literals) != 1 or not all(isinstance(v, ast.Constant) for v in values):
-        return None
-    return next(v.value for v in values if isinstance(v, ast.Constant))
 
 
 def _parameter_names(function) -> Set[str]:
