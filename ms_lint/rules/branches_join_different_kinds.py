@@ -1,0 +1,220 @@
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Tuple
+
+from ms_lint.rule import Rule
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+# Calls whose result is one tensor: MindSpore's functional ops (a Cell or a helper may return a tuple).
+_TENSOR_FUNCTIONS = ("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")
+_JOIN = "`TypeError: Cannot join the return values of different branches, perhaps you need to make them equal.`"
+_WHAT = {"number": "a Python number", "tuple": "a tuple", "none": "None"}
+
+
+class BranchesJoinDifferentKinds(Rule):
+    """
+    ## What it does
+    Finds an `if` (or `a if c else b`) on tensor data whose two sides give a tensor and something that is not a
+    tensor: both sides `return`, or both assign the same name (one side may be the value the name had before
+    the `if`). A tuple against a tensor, or a Python number against a tensor, is an error; `None` against a
+    tensor fails under STRICT.
+
+    ## Why it matters in graph mode
+    A condition on tensor data is decided when the graph runs, so the compiler builds both sides and joins
+    what they give into one value of one type. Measured on MindSpore 2.10 (CPU), where PyNative runs the same
+    code: `if x.sum() > 0: return x, x` then `return x`, and `y = x` / `y = 1.0` on the two sides, fail at
+    LAX and STRICT alike with `TypeError: Cannot join the return values of different branches, perhaps you
+    need to make them equal.`; a tensor against `None` compiles at LAX and fails the same way under STRICT.
+    Conditions the compiler folds (`if self.training:`, `if x.shape[0] > 1:`, `if mask is None:`) join
+    nothing; neither does a bare argument (`if output_attentions:`), most often a Python flag. Tuples of
+    different lengths compile at LAX (measured), so they are not reported.
+
+    ## Example
+    ```python
+    class Head(nn.Cell):
+        def construct(self, x):
+            if x.sum() > 0:
+                return x * 2, x
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    class Head(nn.Cell):
+        def construct(self, x):
+            if x.sum() > 0:
+                return x * 2, x
+            return x, x
+    ```
+
+    ## Fix
+    None: make both sides give the same kind of value (the same tuple shape, a tensor instead of a Python
+    number: `ops.zeros_like(x)`, `Tensor(0.0)`), or decide on a value the compiler can fold.
+    """
+
+    code = "MSL026"
+    name = "branches-join-different-kinds"
+    severity = "error"
+    scope = "graph"
+    message = ("the two sides of this condition on tensor data give a tensor and {what} ({where}), in graph code "
+               "reached from `{entry}`: {consequence}")
+
+    def visit_if(self, node: ast.If, ctx):
+        tensors = ctx.tensors(node)
+        if not _decided_at_run_time(node.test, tensors):
+            return
+        returned = _side_returns(node.body), _side_returns(node.orelse or _following(ctx, node))
+        if _always_leaves(node.body) or node.orelse:
+            found = self._mismatch(ctx, tensors, *returned)
+            if found is not None:
+                yield self.report(ctx, node.test, where="returned", **self._fields(ctx, node, found))
+                return
+        for name, body_value, other_value in _assigned_on_both_sides(ctx, node):
+            found = self._mismatch(ctx, tensors, [body_value], [other_value])
+            if found is not None:
+                yield self.report(ctx, node.test, where=f"assigned to `{name}`", **self._fields(ctx, node, found))
+                return
+
+    def visit_if_exp(self, node: ast.IfExp, ctx):
+        tensors = ctx.tensors(node)
+        if not _decided_at_run_time(node.test, tensors):
+            return
+        found = self._mismatch(ctx, tensors, [node.body], [node.orelse])
+        if found is not None:
+            yield self.report(ctx, node.test, where="chosen", **self._fields(ctx, node, found))
+
+    @staticmethod
+    def _fields(ctx, node: ast.AST, kind: str) -> dict:
+        if kind != "none":
+            return {"what": _WHAT[kind], "consequence": f"2.10 fails to compile it at LAX and STRICT alike ({_JOIN})"}
+        strict = ctx.graph.level_of(node) == "strict"
+        return {"what": _WHAT[kind], "severity": "level",
+                "consequence": f"compiling it fails under STRICT ({_JOIN})" if strict else
+                "compiles at the default LAX level; fails to compile under STRICT"}
+
+    @staticmethod
+    def _mismatch(ctx, tensors, one: List[Optional[ast.expr]], other: List[Optional[ast.expr]]) -> Optional[str]:
+        """"tuple", "number" or "none" when one side gives a tensor and the other that; errors first."""
+        kinds_one = {_kind(ctx, tensors, value) for value in one}
+        kinds_other = {_kind(ctx, tensors, value) for value in other}
+        for kind in ("tuple", "number", "none"):
+            if ("tensor" in kinds_one and kind in kinds_other) or ("tensor" in kinds_other and kind in kinds_one):
+                return kind
+        return None
+
+
+def _decided_at_run_time(test: ast.expr, tensors) -> bool:
+    """Does the condition hold tensor data? `x is None` does not: whether an argument is None is known when the
+    graph is compiled, so the compiler folds it (as it folds `self.training`)."""
+    if isinstance(test, ast.BoolOp):
+        return any(_decided_at_run_time(value, tensors) for value in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _decided_at_run_time(test.operand, tensors)
+    if isinstance(test, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in test.ops):
+        return False
+    if isinstance(test, ast.Name) and not isinstance(tensors.definition(test), ast.expr):
+        return False  # `if output_attentions:`: an argument, most often a Python flag the compiler folds
+    return tensors.derives(test)
+
+
+def _kind(ctx, tensors, value: Optional[ast.expr]) -> Optional[str]:
+    """What a side gives, where that is certain: "tensor", "tuple", "number", "none"; else None."""
+    if value is None or (isinstance(value, ast.Constant) and value.value is None):
+        return "none"
+    if isinstance(value, ast.Constant):
+        return "number" if isinstance(value.value, (int, float)) else None
+    if isinstance(value, ast.Tuple):
+        return "tuple"
+    if isinstance(value, ast.Name):
+        definition = tensors.definition(value)
+        if definition is None:
+            return "tensor" if tensors.derives(value) and _used_as_tensor(ctx, value) else None
+        if isinstance(definition, ast.expr) and not isinstance(definition, ast.Name):
+            return _kind(ctx, tensors, definition)
+        return None
+    if isinstance(value, (ast.BinOp, ast.UnaryOp)) and tensors.derives(value):
+        operands = [value.left, value.right] if isinstance(value, ast.BinOp) else [value.operand]
+        if all(_kind(ctx, tensors, operand) in ("tensor", "number") for operand in operands) \
+                or isinstance(value, ast.UnaryOp):
+            return "tensor"
+        return None
+    if isinstance(value, ast.Compare) and len(value.comparators) == 1 and tensors.derives(value) \
+            and _kind(ctx, tensors, value.left) == "tensor":
+        return "tensor"  # `x > 0.5`: a bool tensor
+    if isinstance(value, ast.Call) and tensors.derives(value):
+        qualname = ctx.names.qualname(value.func) or ""
+        if qualname.startswith(_TENSOR_FUNCTIONS):
+            return "tensor"
+    return None
+
+
+def _used_as_tensor(ctx, name: ast.Name) -> bool:
+    """A parameter the function treats as one tensor: a method called on it (`x.sum()`), or an operand of `-`,
+    `/`, `@` or `**` (`+` and `*` also join and repeat tuples)."""
+    function = ctx.tensors(name).function
+    for node in ctx.walk.subtree(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name.id \
+                and isinstance(ctx.parent(node), ast.Call) and ctx.parent(node).func is node:
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Sub, ast.Div, ast.MatMult, ast.Pow)) and any(
+                isinstance(side, ast.Name) and side.id == name.id for side in (node.left, node.right)):
+            return True
+    return False
+
+
+def _side_returns(statements: List[ast.stmt]) -> List[Optional[ast.expr]]:
+    """The values the `return`s of a block give (None for a bare `return`), nested defs left out."""
+    found: List[Optional[ast.expr]] = []
+    stack: List[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node.value)
+        elif not isinstance(node, _SCOPES) and isinstance(node, ast.stmt):
+            stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+    return found
+
+
+def _always_leaves(statements: List[ast.stmt]) -> bool:
+    return bool(statements) and isinstance(statements[-1], _TERMINATORS)
+
+
+def _following(ctx, node: ast.If) -> List[ast.stmt]:
+    """The statements after `node` in its block: the other side when the `if` body always returns."""
+    parent = ctx.parent(node)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and node in block:
+            return block[block.index(node) + 1:]
+    return []
+
+
+def _assigned_on_both_sides(ctx, node: ast.If) -> Iterator[Tuple[str, ast.expr, ast.expr]]:
+    """(name, value on the `if` side, value on the other side) for names both sides give a value: assigned in
+    the body and in the `else`, or in the body only and just before the `if`."""
+    body, before = _last_assignments(node.body), None
+    if node.orelse:
+        other = _last_assignments(node.orelse)
+    else:
+        parent = ctx.parent(node)
+        block: List[ast.stmt] = next(
+            (getattr(parent, f) for f in ("body", "orelse") if node in getattr(parent, f, [])), [])
+        before = block[:block.index(node)] if block else []
+        other = _last_assignments(before)
+    if _always_leaves(node.body) or (node.orelse and _always_leaves(node.orelse)):
+        return
+    for name, value in body.items():
+        if name in other:
+            yield name, value, other[name]
+
+
+def _last_assignments(statements: List[ast.stmt]) -> dict:
+    """{name: value} of the block's own top-level `name = value` statements, the last one winning."""
+    values: dict = {}
+    for statement in statements:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name):
+            values[statement.targets[0].id] = statement.value
+    return values

@@ -1,0 +1,49 @@
+"""MSL026: the sides of a condition on tensor data are joined; a tensor against a tuple, a number or None fails."""
+from __future__ import annotations
+
+import pytest
+
+from ms_lint.engine import Linter
+from ms_lint.settings import Settings
+from ms_lint.source import SourceFile
+
+JOIN = "Cannot join the return values of different branches"
+# (name, construct body, fails at LAX, fails at STRICT, the severity ms_lint gives at LAX). PyNative runs them.
+CASES = [
+    ("TupleAgainstTensor", "if x.sum() > 0:\n    return x * 2, x\nreturn x * 2", True, True, "error"),
+    ("NumberAgainstTensor", "if x.sum() > 0:\n    return x - 1\nreturn 0", True, True, "error"),
+    ("AssignedNumber", "if x.max() > 1:\n    s = ops.sqrt(x)\nelse:\n    s = 1.0\nreturn s", True, True,
+     "error"),
+    ("InlineNumber", "y = x - 1 if x.mean() > 0 else 0\nreturn y", True, True, "error"),
+    ("NoneAgainstTensor", "if x.sum() > 0:\n    return x - 1\nreturn None", False, True, "warning"),
+    ("NoneBefore", "m = None\nif x.sum() > 0:\n    m = x > 0.5\nif m is None:\n    return x\nreturn m", False,
+     True, "warning"),
+    ("TuplesOfTwoLengths", "if x.sum() > 0:\n    return x, x\nreturn x, x, x", False, False, None),
+    ("FoldedFlag", "if self.training:\n    return x, x\nreturn x", False, False, None),
+    ("StaticShape", "if x.shape[0] > 1:\n    return x\nreturn None", False, False, None),
+    ("NoneTest", "if m is None:\n    e = 0\nelse:\n    e = m * 2\nreturn x + e", False, False, None),
+]
+TEMPLATE = """
+from mindspore import nn, ops
+
+
+class {name}(nn.Cell):
+    def construct(self, x, m=None):
+{body}
+"""
+
+
+@pytest.mark.parametrize("name, body, lax, strict, severity", CASES, ids=[case[0] for case in CASES])
+def test_msl026_fires_where_graph_mode_cannot_join_the_sides(oracle, name, body, lax, strict, severity):
+    source = TEMPLATE.format(name=name, body="\n".join("        " + line for line in body.splitlines()))
+    x = oracle.tensor([1.0, 2.0])
+    for mode, fails in (("lax", lax), ("strict", strict)):
+        outcome = oracle.call(mode, getattr(oracle.load(source), name)(), x)
+        if fails:
+            assert outcome.error_type == "TypeError" and JOIN in outcome.message, (mode, outcome.message)
+        else:
+            assert outcome.ok, (mode, outcome.message)
+    assert oracle.call("pynative", getattr(oracle.load(source), name)(), x).ok
+    found = Linter(Settings(select=("MSL026",))).lint_source(
+        SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
+    assert [d.severity for d in found] == ([severity] if severity else []), [d.message for d in found]
