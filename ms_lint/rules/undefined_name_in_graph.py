@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import FrozenSet, Optional
+
+from ms_lint.analysis.folding import method_flag
+from ms_lint.rule import Rule
+
+_MODULE_ATTRIBUTES = frozenset({"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__",
+                                "__path__", "__builtins__", "__debug__", "__annotations__", "__dict__",
+                                "__class__", "__qualname__", "__module__"})
+_KNOWN = frozenset(dir(builtins)) | _MODULE_ATTRIBUTES
+# Calls through which a module can define names a reader cannot see.
+_DYNAMIC = frozenset({"globals", "vars", "exec", "eval", "__import__", "locals"})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+class UndefinedNameInGraph(Rule):
+    """
+    ## What it does
+    Finds names read in graph-compiled code that nothing in the module defines: no assignment, import, def,
+    class, loop or `global` anywhere in the file, and no builtin. A typo (`hiden_states`), a helper that was
+    never imported, a constant left behind by a refactor.
+
+    ## Why it matters in graph mode
+    Python only looks a name up when the line runs, so PyNative runs a Cell whose missing name sits in a branch
+    it never takes. The graph compiler resolves every name of the code it compiles, the branches that depend on
+    tensor data included. Measured on MindSpore 2.10 (CPU, LAX and STRICT alike): `if x.sum() > 100: return x *
+    undefined_scale` fails to compile with `NameError: The name 'undefined_scale' is not defined, or not
+    supported in graph mode.` even when the condition is false. A branch folded at compile time (`if
+    self.flag:` with `flag = False`) is not resolved: there the finding is a warning.
+
+    Modules whose names cannot all be seen are skipped: star imports, `globals()`, `exec`, a module
+    `__getattr__`.
+
+    ## Example
+    ```python
+    class Scale(nn.Cell):
+        def construct(self, x):
+            if x.max() > 100:
+                return x * clip_scale
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    CLIP_SCALE = 0.01
+
+    class Scale(nn.Cell):
+        def construct(self, x):
+            if x.max() > 100:
+                return x * CLIP_SCALE
+            return x
+    ```
+
+    ## Fix
+    None: define or import the name (a misspelt name is often one edit away from a local or a module name).
+    """
+
+    code = "MSL027"
+    name = "undefined-name-in-graph"
+    severity = "error"
+    scope = "graph"
+    message = ("`{name}` is not defined anywhere in this module, in graph code reached from `{entry}`: {when} "
+               "(`NameError: The name '{name}' is not defined, or not supported in graph mode.`)")
+
+    def visit_function_def(self, node: ast.FunctionDef, ctx):
+        return self._check(node, ctx)
+
+    def visit_async_function_def(self, node: ast.AsyncFunctionDef, ctx):
+        return self._check(node, ctx)
+
+    def visit_lambda(self, node: ast.Lambda, ctx):
+        return self._check(node, ctx)
+
+    def _check(self, function, ctx):
+        if not ctx.graph.is_compiled(function):
+            return
+        defined = ctx.memo(_defined_names, lambda: _defined_names(ctx.tree))
+        if defined is None:
+            return
+        for name in _own_loads(ctx, function):
+            if name.id in defined or name.id in _KNOWN:
+                continue
+            flag = method_flag(name, ctx.graph.call_sites, ctx.tensors.derives)
+            when = "2.10 fails to compile the function, even if this line never runs"
+            if flag is not None:
+                when = f"compiled only when `self.{flag}` takes this branch as the Cell is compiled, and then it fails"
+            yield self.report(ctx, name, name=name.id, when=when,
+                              severity="warning" if flag is not None else None)
+
+
+def _own_loads(ctx, function):
+    """The names `function` itself reads (not its nested defs and lambdas: each is checked on its own)."""
+    nested = [node for node in ctx.walk.subtree(function)[1:] if isinstance(node, _SCOPES)]
+    inside = {id(sub) for scope in nested for sub in ctx.walk.subtree(scope)} if nested else set()
+    for node in ctx.walk.subtree(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in inside:
+            yield node
+    for scope in nested:  # what a nested def evaluates where it is defined: defaults and decorators
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for default in (*scope.args.defaults, *(d for d in scope.args.kw_defaults if d is not None)):
+                yield from (n for n in ast.walk(default) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+
+
+def _defined_names(tree: ast.Module) -> Optional[FrozenSet[str]]:
+    """Every name bound anywhere in the module (any scope: an over-approximation that errs towards silence), or
+    None when the module can define names a reader cannot see."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif node.id in _DYNAMIC:
+                return None
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            if node.name == "__getattr__" and node in tree.body:
+                return None
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return None
+                names.add((alias.asname or alias.name).partition(".")[0])
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return frozenset(names)
