@@ -362,7 +362,8 @@ class TensorValues:
         owner = self.graph.owner_class(self.function)
         skip = self_parameter(self.function) if owner is not None else None
         kinds: Dict[str, str] = {}
-        passed = self._passed_from_call_sites([a.arg for a in positional if a.arg != skip], skip is not None)
+        passed = self._passed_from_call_sites([a.arg for a in positional if a.arg != skip], skip is not None) \
+            or self._passed_from_host([a.arg for a in positional])
         for arg in (*positional, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
             if arg is None or arg.arg == skip:
                 continue
@@ -413,6 +414,33 @@ class TensorValues:
                     kinds.setdefault(name, "scalar")
         return kinds
 
+    def _passed_from_host(self, positional: List[str]) -> Dict[str, str]:
+        """What host code passes a `@jit` function defined in a function or module (`foo(Tensor(2), 3)` in the
+        def around it): a `Tensor(...)` (or a name the scope binds only to one) makes a tensor, a number
+        literal a Python constant, which the compiler specializes on and folds. Only arguments every call of
+        the function's name in that scope gives the same kind; empty for Cell methods and unknown calls."""
+        function = self.function
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or self.graph.owner_class(function) \
+                or not any(entry.kind == "jit" for entry in self.graph.compiled.get(function, ())):
+            return {}
+        scope = enclosing_function(function) or self.graph.tree
+        nodes = self.graph.walk.subtree(scope)
+        calls = [node for node in nodes if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                 and node.func.id == function.name]
+        tensors_bound = _names_bound_only_to_tensors(nodes, self.graph)
+        kinds: Dict[str, str] = {}
+        for call in calls:
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return {}
+            mapped = list(zip(positional, call.args)) + [(k.arg or "", k.value) for k in call.keywords]
+            for name, value in mapped:
+                kind = _host_kind(value, tensors_bound, self.graph)
+                if kind is None or kinds.get(name, kind) != kind:
+                    kinds[name] = "unknown"
+                else:
+                    kinds[name] = kind
+        return {name: kind for name, kind in kinds.items() if kind != "unknown"}
+
     def _only_shape_uses(self, name: str) -> bool:
         uses = self.graph.walk.nodes_of(self.function).loads.get(name, ())
         return bool(uses) and all(_in_shape_position(node) for node in uses)
@@ -452,6 +480,30 @@ class TensorValues:
 # ndarray methods that return an array
 _ARRAY_METHODS = frozenset({"reshape", "astype", "transpose", "copy", "flatten", "ravel", "squeeze", "swapaxes",
                             "repeat", "clip", "round", "cumsum", "take"})
+
+
+def _host_kind(value: ast.expr, tensors_bound, graph) -> Optional[str]:
+    if isinstance(value, ast.Call) and graph.names.qualname(value.func) in framework.TENSOR_CLASSES:
+        return "tensor"
+    if isinstance(value, ast.Name) and value.id in tensors_bound:
+        return "tensor"
+    if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) \
+            and not isinstance(value.value, bool):
+        return "scalar"
+    return None
+
+
+def _names_bound_only_to_tensors(nodes, graph) -> set:
+    """Names every assignment of which, among `nodes`, is a `Tensor(...)` call."""
+    bound: Dict[str, bool] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            is_tensor = isinstance(node.value, ast.Call) and graph.names.qualname(node.value.func) \
+                in framework.TENSOR_CLASSES
+            for target in node.targets:
+                for name in target_names(target):
+                    bound[name.id] = bound.get(name.id, True) and is_tensor
+    return {name for name, only in bound.items() if only}
 
 
 def _returns_metadata(function: Optional[ast.AST]) -> bool:

@@ -3,12 +3,18 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
+from ms_lint.analysis import framework
 from ms_lint.rule import Rule
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 # Calls whose result is one tensor: MindSpore's functional ops (a Cell or a helper may return a tuple).
 _TENSOR_FUNCTIONS = ("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")
+# Functional ops that return a tuple (of values and indices, of pieces), at least with some arguments.
+_TUPLE_RESULTS = frozenset({
+    "aminmax", "broadcast_tensors", "chunk", "cummax", "cummin", "dsplit", "eig", "frexp", "hsplit", "kthvalue",
+    "lu", "max", "median", "meshgrid", "min", "mode", "nonzero", "qr", "sort", "split", "std_mean", "svd",
+    "tensor_split", "topk", "unbind", "unique", "unique_consecutive", "unique_with_pad", "var_mean", "vsplit"})
 _JOIN = "`TypeError: Cannot join the return values of different branches, perhaps you need to make them equal.`"
 _WHAT = {"number": "a Python number", "tuple": "a tuple", "none": "None"}
 
@@ -65,17 +71,32 @@ class BranchesJoinDifferentKinds(Rule):
         tensors = ctx.tensors(node)
         if not _decided_at_run_time(node.test, tensors):
             return
-        returned = _side_returns(node.body), _side_returns(node.orelse or _following(ctx, node))
-        if _always_leaves(node.body) or node.orelse:
-            found = self._mismatch(ctx, tensors, *returned)
-            if found is not None:
-                yield self.report(ctx, node.test, where="returned", **self._fields(ctx, node, found))
-                return
+        found = self._returns_mismatch(ctx, tensors, node)
+        if found is not None:
+            yield self.report(ctx, node.test, where="returned", **self._fields(ctx, node, found))
+            return
         for name, body_value, other_value in _assigned_on_both_sides(ctx, node):
             found = self._mismatch(ctx, tensors, [body_value], [other_value])
             if found is not None:
                 yield self.report(ctx, node.test, where=f"assigned to `{name}`", **self._fields(ctx, node, found))
                 return
+
+    def visit_while(self, node: ast.While, ctx):
+        tensors = ctx.tensors(node)
+        if not _decided_at_run_time(node.test, tensors):
+            return
+        found = self._returns_mismatch(ctx, tensors, node)
+        if found is not None:
+            yield self.report(ctx, node.test, where="returned", **self._fields(ctx, node, found))
+
+    def _returns_mismatch(self, ctx, tensors, node) -> Optional[str]:
+        """When a side of `node` returns, every `return` the decision leads to is joined: those of both sides
+        and those after `node` in its block."""
+        inside = _side_returns(node.body) + _side_returns(node.orelse)
+        if not inside:
+            return None
+        values = inside + _side_returns(_following(ctx, node))
+        return self._mismatch(ctx, tensors, values, values)
 
     def visit_if_exp(self, node: ast.IfExp, ctx):
         tensors = ctx.tensors(node)
@@ -143,9 +164,12 @@ def _kind(ctx, tensors, value: Optional[ast.expr]) -> Optional[str]:
     if isinstance(value, ast.Compare) and len(value.comparators) == 1 and tensors.derives(value) \
             and _kind(ctx, tensors, value.left) == "tensor":
         return "tensor"  # `x > 0.5`: a bool tensor
-    if isinstance(value, ast.Call) and tensors.derives(value):
+    if isinstance(value, ast.Call):
         qualname = ctx.names.qualname(value.func) or ""
-        if qualname.startswith(_TENSOR_FUNCTIONS):
+        if qualname in framework.TENSOR_CLASSES:
+            return "tensor"  # `Tensor([1, 2, 3])`
+        if qualname.startswith(_TENSOR_FUNCTIONS) and qualname.rpartition(".")[2] not in _TUPLE_RESULTS \
+                and tensors.derives(value):
             return "tensor"
     return None
 
@@ -181,7 +205,7 @@ def _always_leaves(statements: List[ast.stmt]) -> bool:
     return bool(statements) and isinstance(statements[-1], _TERMINATORS)
 
 
-def _following(ctx, node: ast.If) -> List[ast.stmt]:
+def _following(ctx, node: ast.stmt) -> List[ast.stmt]:
     """The statements after `node` in its block: the other side when the `if` body always returns."""
     parent = ctx.parent(node)
     for field in ("body", "orelse", "finalbody"):

@@ -47,3 +47,29 @@ def test_msl026_fires_where_graph_mode_cannot_join_the_sides(oracle, name, body,
     found = Linter(Settings(select=("MSL026",))).lint_source(
         SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
     assert [d.severity for d in found] == ([severity] if severity else []), [d.message for d in found]
+
+
+HOST_CALLS = """
+import mindspore as ms
+
+
+def run(a, b):
+    @ms.jit
+    def pick(x, y):
+        if x < y:
+            return ms.Tensor([1, 2, 3])
+        return 0
+
+    return pick({a}, {b})
+"""
+
+
+@pytest.mark.parametrize("a, b, fails", [("ms.Tensor(2.0)", "ms.Tensor(6.0)", True), ("2", "6", False)])
+def test_msl026_a_jit_function_joins_only_what_its_caller_passes_as_tensors(oracle, a, b, fails):
+    """Python numbers passed to a `@jit` function are constants: the compiler specializes on them and folds."""
+    source = HOST_CALLS.format(a=a, b=b)
+    outcome = oracle.call("lax", oracle.load(source).run, None, None)
+    assert (not outcome.ok and JOIN in outcome.message) if fails else outcome.ok, outcome.message
+    found = Linter(Settings(select=("MSL026",))).lint_source(
+        SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
+    assert bool(found) == fails, [d.message for d in found]
