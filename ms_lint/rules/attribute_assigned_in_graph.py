@@ -6,6 +6,14 @@ from ms_lint.rule import Rule
 
 # Framework bases that hold no Parameter of their own.
 _PLAIN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "mindtorch.torch.nn.Module"})
+_ITEM_NOTES = {
+    "lax": "at the default LAX syntax level the item is written back through JIT Fallback; fails to compile under "
+           "STRICT",
+    "strict": "fails to compile at the STRICT syntax level (`TypeError: When JIT_SYNTAX_LEVEL is not set to LAX "
+              "self.{attribute} should be initialized as a 'Parameter' in the '__init__' function to perform "
+              "assign subscript`)",
+}
+_CONTAINERS = (ast.Dict, ast.List, ast.DictComp, ast.ListComp)
 _LEVEL_NOTES = {
     "lax": "at the default LAX syntax level this runs through JIT Fallback: a Python number is written back, but a "
            "tensor stored this way keeps its first-call value in every later call; fails to compile under STRICT",
@@ -36,6 +44,11 @@ class AttributeAssignedInGraph(Rule):
     first input). A Python number (`self.count += 1`) is written back correctly, even under a tensor
     condition, but each call costs the fallback (4–12 ms instead of 0.2 ms for the same Cell without it).
     Assigning a `Parameter` attribute (`self.p = v`) updates it at both levels.
+
+    An item store on a dict or list the Cell holds (`self.cache["k"] = v`, the attribute assigned a dict or
+    list literal) is reported the same way: at LAX the item is written back (measured), under STRICT it fails
+    with `TypeError: When JIT_SYNTAX_LEVEL is not set to LAX self.cache should be initialized as a 'Parameter'
+    in the '__init__' function to perform assign subscript`.
 
     ## Example
     ```python
@@ -87,10 +100,30 @@ class AttributeAssignedInGraph(Rule):
             yield from self._check(ctx, node, [node.target])
 
     def _check(self, ctx, statement, targets):
-        attributes = [a.attr for a in _flatten(targets) if self._is_plain_attribute(ctx, a)]
+        flat = list(_flatten(targets))
+        attributes = [a.attr for a in flat if self._is_plain_attribute(ctx, a)]
         if attributes:  # one finding per statement, naming every attribute it assigns
             yield self.report(ctx, statement, attribute="`, `self.".join(attributes),
                               level_note=_LEVEL_NOTES[ctx.graph.level_of(statement)].format(attribute=attributes[0]))
+            return
+        items = [t.value for t in flat if isinstance(t, ast.Subscript) and self._is_plain_attribute(ctx, t.value)
+                 and self._holds_container(ctx, t.value)]
+        if items:
+            yield self.report(ctx, statement, attribute=f"{items[0].attr}[...]",
+                              level_note=_ITEM_NOTES[ctx.graph.level_of(statement)].format(attribute=items[0].attr))
+
+    @staticmethod
+    def _holds_container(ctx, attribute: ast.Attribute) -> bool:
+        """Does the class assign `self.<name>` a dict or list literal (and nothing else)?"""
+        owner = ctx.graph.owner_class(ctx.tensors(attribute).method())
+        node = owner.node if owner is not None else None
+        if node is None:
+            return False
+        values = [n.value for n in ast.walk(node) if isinstance(n, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == attribute.attr and isinstance(t.value, ast.Name)
+            and t.value.id == "self" for t in n.targets)]
+        return bool(values) and all(isinstance(v, _CONTAINERS) or (isinstance(v, ast.Call) and getattr(
+            v.func, "id", None) in ("dict", "list")) for v in values)
 
     @staticmethod
     def _is_plain_attribute(ctx, target: ast.expr) -> bool:

@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from ms_lint.engine import Linter
+from ms_lint.settings import Settings
+from ms_lint.source import SourceFile
+
 CELLS = """
 import numpy as np
 from mindspore import nn, ops, Parameter, Tensor
@@ -90,3 +94,30 @@ def test_msl035_parameters_are_the_graph_safe_state(oracle, mode):
     attribute = cells.ParameterAttribute()
     outputs(oracle, mode, attribute, [3.0])
     assert attribute.p.asnumpy().tolist() == [6.0, 6.0]
+
+
+ITEM_STORES = """
+from mindspore import nn
+
+
+class ItemStore(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.cache = {"x": 1}
+
+    def construct(self, x):
+        self.cache["x"] = 3
+        return x * self.cache["x"]
+"""
+
+
+def test_msl035_item_stores_on_a_held_dict_work_at_lax_and_fail_under_strict(oracle):
+    module = oracle.load(ITEM_STORES)
+    cell = module.ItemStore()
+    lax = oracle.call("lax", cell, oracle.tensor([1.0, 1.0]))
+    assert lax.ok and cell.cache["x"] == 3, lax.message  # written back
+    strict = oracle.call("strict", module.ItemStore(), oracle.tensor([1.0, 1.0]))
+    assert strict.error_type == "TypeError" and "should be initialized as a 'Parameter'" in strict.message
+    found = Linter(Settings(select=("MSL035",))).lint_source(
+        SourceFile(path="cell.py", text=ITEM_STORES, module_name="cell")).diagnostics
+    assert [d.severity for d in found] == ["warning"]
