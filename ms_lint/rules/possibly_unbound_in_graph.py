@@ -23,10 +23,11 @@ class PossiblyUnboundInGraph(Rule):
     before. Branches that end in `return`, `raise`, `break` or `continue` do not fall through, so they need not
     assign it.
 
-    Not reported: an `if` whose test is made of the Cell's attributes and literals (`if self.use_bias:`, `if not
-    self.training:`, `if self.grid_size > 1:`): MindSpore folds it before it joins the branches (measured; an
-    attribute of another object, `if self.config.use_cache:`, is not folded and fails), and variables read only
-    inside the branch or loop that assigns them.
+    Not reported: an `if` whose test is made of the Cell's attributes, compared with literals or not (`if
+    self.use_bias:`, `if not self.training:`, `if self.grid_size > 1:`): MindSpore folds it before it joins the
+    branches (measured; an attribute of another object, `if self.config.use_cache:`, is not folded and fails,
+    and neither is a literal: `if True:`, `if 1 > 0:`), and variables read only inside the branch or loop that
+    assigns them.
 
     ## Why it matters in graph mode
     The graph compiler joins both branches of an `if` (the one not taken too) and the paths around a loop, and
@@ -170,17 +171,23 @@ class _Flow:
 
 
 def _folded(test: ast.expr) -> bool:
-    """A test made of the Cell's attributes and literals only (`if self.use_bias:`, `if self.grid_size > 1:`,
-    `if self.mix_token and self.training:`): MindSpore folds the `if` before joining its branches (measured;
-    a loop variable over a constant list is not folded)."""
+    """A test made of the Cell's attributes (`if self.use_bias:`, `if self.grid_size > 1:`, `if self.mix_token and
+    self.training:`): MindSpore folds the `if` before joining its branches (measured; a loop variable over a
+    constant list is not folded). A literal is not: `if True:`, `if 1 > 0:` and `if self.flag and True:` fail
+    like a test on tensor data (measured), though a literal compared with an attribute folds."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _folded(test.operand)
     if isinstance(test, ast.BoolOp):
         return all(_folded(value) for value in test.values)
     if isinstance(test, ast.Compare):
-        return all(_folded(value) for value in (test.left, *test.comparators))
-    return isinstance(test, ast.Constant) or (
-        isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self")
+        parts = (test.left, *test.comparators)
+        return all(_self_attribute(part) or isinstance(part, ast.Constant) for part in parts) \
+            and any(_self_attribute(part) for part in parts)
+    return _self_attribute(test)
+
+
+def _self_attribute(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
 
 
 def _loads(node: ast.AST) -> Iterator[ast.Name]:

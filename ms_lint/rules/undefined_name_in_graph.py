@@ -20,8 +20,8 @@ class UndefinedNameInGraph(Rule):
     """
     ## What it does
     Finds names read in graph-compiled code that nothing in the module defines: no assignment, import, def,
-    class, loop or `global` anywhere in the file, and no builtin. A typo (`hiden_states`), a helper that was
-    never imported, a constant left behind by a refactor.
+    class or loop anywhere in the file, and no builtin (a `global` statement declares a name, it binds none).
+    A typo (`hiden_states`), a helper that was never imported, a constant left behind by a refactor.
 
     ## Why it matters in graph mode
     Python only looks a name up when the line runs, so PyNative runs a Cell whose missing name sits in a branch
@@ -125,8 +125,6 @@ def _defined_names(tree: ast.Module) -> Optional[FrozenSet[str]]:
                 names.add((alias.asname or alias.name).partition(".")[0])
         elif isinstance(node, ast.arg):
             names.add(node.arg)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:

@@ -38,21 +38,19 @@ class UnsupportedStatementInGraph(Rule):
     an exception class 2.10 does not support, `construct` returning a method, and `with` on an object that is
     not a `@jit_class` instance. Dead branches are reported too.
 
-    ## Why it matters in graph mode
-    MindSpore 2.10 rejects these when it parses the function, at both syntax levels (measured on CPU):
-    `RuntimeError: Unsupported statement 'Try'.` (likewise `'Delete'`, `'Import'`, `'ImportFrom'`, `'Match'`,
-    `'Nonlocal'`, `'AsyncFunctionDef'`) and `RuntimeError: Unsupported expression 'Yield'.` (`'YieldFrom'`).
-    `raise` of an exception class outside the standard ones 2.10 lists (a project's `MyError`, even a subclass
-    of `ValueError`; `FileNotFoundError`): `RuntimeError: Unsupported exception type: MyError. Raise only
-    support some Python standard exception types: AssertionError, ..., ValueError, ZeroDivisionError.`
-    `construct` returning a method (`return self.helper`): `RuntimeError: Function in output is not
-    supported.` `for`/`while` with an `else` clause: `RuntimeError: The 'for...else...' statement is not supported now.`
-    (`'while...else...'`). A list, generator or dict comprehension with two `for` clauses: `TypeError: The
-    'generators' supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 comprehensions.` (one `for`
-    with an `if` is supported). `with` accepts only `@jit_class` objects (and MindSpore's stream contexts):
-    `with self.scope:` on a plain object fails with `TypeError: Only support jit_class instance, but got
-    PythonObject(type: ...)`, and `with open(path):` or a `@contextmanager` function with `TypeError:
-    issubclass() arg 1 must be a class`.
+    ## Why it matters in graph mode MindSpore 2.10 rejects these when it parses the function, at both syntax levels
+    (measured on CPU): `RuntimeError: Unsupported statement 'Try'.` (likewise `'Delete'`, `'Import'`, `'ImportFrom'`,
+    `'Match'`, `'Nonlocal'`, `'AsyncFunctionDef'`) and `RuntimeError: Unsupported expression 'Yield'.` (`'YieldFrom'`).
+    `raise` of an exception class outside the standard ones 2.10 lists (a project's `MyError`, even a subclass of
+    `ValueError`; `FileNotFoundError`): `RuntimeError: Unsupported exception type: MyError. Raise only support some
+    Python standard exception types: AssertionError, ..., ValueError, ZeroDivisionError.` `construct` returning a method
+    (`return self.helper`, `return x, self.helper`): `RuntimeError: Function in output is not supported.` `for`/`while`
+    with an `else` clause: `RuntimeError: The 'for...else...' statement is not supported now.` (`'while...else...'`). A
+    list, generator or dict comprehension with two `for` clauses: `TypeError: The 'generators' supports 1
+    'comprehension' in ListComp/GeneratorExp, but got 2 comprehensions.` (one `for` with an `if` is supported). `with`
+    accepts only `@jit_class` objects (and MindSpore's stream contexts): `with self.scope:` on a plain object fails with
+    `TypeError: Only support jit_class instance, but got PythonObject(type: ...)`, and `with open(path):` or a
+    `@contextmanager` function with `TypeError: issubclass() arg 1 must be a class`.
 
     Dead code is no excuse: a `try` under `if False:` or under an always-false closure constant still fails,
     because the parser reads the whole function. One exception was measured: a branch whose condition is a
@@ -147,15 +145,21 @@ class UnsupportedStatementInGraph(Rule):
     def visit_return(self, node: ast.Return, ctx):
         value = node.value
         function = enclosing_function(node) if value is not None else None
-        if function is None or getattr(function, "name", "") != "construct" or not (
-                isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
-                and value.value.id == self_parameter(function)):
+        if function is None or getattr(function, "name", "") != "construct":
             return
-        owner = ctx.graph.owner_class(function)
-        if owner is not None and any(value.attr in summary.methods for summary in ctx.graph.mro(owner)):
+        self_name = self_parameter(function)
+        outputs = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]  # `return (self.f,)` too
+        methods = [output for output in outputs if isinstance(output, ast.Attribute)
+                   and isinstance(output.value, ast.Name) and output.value.id == self_name]
+        owner = ctx.graph.owner_class(function) if methods else None
+        if owner is None:
+            return
+        mro = list(ctx.graph.mro(owner))
+        returned = next((m for m in methods if any(m.attr in summary.methods for summary in mro)), None)
+        if returned is not None:
             yield self.report(ctx, node, statement=f"return {ctx.text(value)}", consequence=(
-                "fails to compile: a method is no network output (`RuntimeError: Function in output is not "
-                "supported.`); return what calling it gives"))
+                f"fails to compile: a method (`{ctx.text(returned)}`) is no network output (`RuntimeError: "
+                "Function in output is not supported.`); return what calling it gives"))
 
     def visit_with(self, node: ast.With, ctx):
         for item in node.items:

@@ -198,6 +198,12 @@ class ReturnsMethod(nn.Cell):
     def construct(self, x):
         return self.helper
 
+class ReturnsMethodInATuple(nn.Cell):
+    def helper(self, t):
+        return t * 2
+    def construct(self, x):
+        return x, self.helper
+
 class Supported(nn.Cell):
     def construct(self, x):
         if x.sum() > 100:
@@ -276,9 +282,10 @@ def test_msl020_raise_takes_the_standard_exception_types_only(oracle, mode):
 @pytest.mark.parametrize("mode", ["lax", "strict"])
 def test_msl020_a_method_is_no_network_output(oracle, mode):
     cells = oracle.load(CELLS)
-    outcome = oracle.compile(mode, cells.ReturnsMethod(), oracle.tensor([1.0, 2.0, 3.0]))
-    assert not outcome.ok and outcome.error_type == "RuntimeError"
-    assert "Function in output is not supported" in outcome.message
+    for cell in (cells.ReturnsMethod(), cells.ReturnsMethodInATuple()):
+        outcome = oracle.compile(mode, cell, oracle.tensor([1.0, 2.0, 3.0]))
+        assert not outcome.ok and outcome.error_type == "RuntimeError"
+        assert "Function in output is not supported" in outcome.message
 
 
 @pytest.mark.parametrize("mode", ["lax", "strict"])
