@@ -143,7 +143,7 @@ class GraphScope:
             seen.add(current.qualname)
             yield current
             for base in reversed(current.bases):
-                base_summary = self._summary_of(base)
+                base_summary = self.summary_of(base)
                 if base_summary is not None:
                     stack.append(base_summary)
 
@@ -164,7 +164,7 @@ class GraphScope:
         external: Set[Optional[str]] = set()
         for current in self.mro(summary):
             for base in current.bases:
-                if self._summary_of(base) is None:
+                if self.summary_of(base) is None:
                     external.add(base)
         return external
 
@@ -199,7 +199,8 @@ class GraphScope:
         levels = [level for level, _ in self.walk.memo(facts_of_module, lambda: facts_of_module(self.tree))[0]]
         return "strict" if "strict" in levels else (levels[0] if levels else None)
 
-    def _summary_of(self, qualname: Optional[str]) -> Optional[ClassSummary]:
+    def summary_of(self, qualname: Optional[str]) -> Optional[ClassSummary]:
+        """The summary of a class by qualified name: one of this module (nested ones too), else the index's."""
         if not qualname:
             return None
         local = self._classes.get(qualname)
@@ -355,7 +356,7 @@ class GraphScope:
             return (method, cls) if method is not None else None
         if isinstance(receiver, ast.Name) and receiver.id not in locals_:
             qualname = self.imports.qualname(receiver)
-            target_cls = self._summary_of(qualname)
+            target_cls = self.summary_of(qualname)
             if target_cls is not None and target_cls.qualname in self._classes:
                 method = self._find_method(target_cls, func.attr)
                 if method is not None:

@@ -6,7 +6,7 @@ from typing import Optional
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
-from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.analysis.walk import enclosing_function, self_parameter, spelled_name
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
@@ -41,8 +41,9 @@ class CellCreatedInGraph(Rule):
     in `construct` drops nothing and `nn.BatchNorm2d` normalises with its initial moving statistics, in graph
     mode and PyNative alike (measured). Framework layers without weights or a training mode (`nn.ReLU`,
     `nn.Softmax`, pooling, padding, losses) compute the right result (measured for Softmax, ReLU, AvgPool2d),
-    and so do project Cells without weights (no Parameter, only weight-free layers inside): these are warnings
-    only (the layer is rebuilt at every compilation). So is a layer whose `weight_init` draws nothing (a tensor,
+    and so do project Cells without weights (no Parameter, or only Parameters made with `requires_grad=False`
+    from values that draw nothing, and only weight-free layers inside): these are warnings only (the layer is
+    rebuilt at every compilation). So is a layer whose `weight_init` draws nothing (a tensor,
     `"ones"`, `Constant(...)`) and which has no random bias: `nn.Conv2d(1, 1, 3, weight_init=sobel)` computes
     the same fixed filter at every call (its weights are never trained, which such code means). `ops`
     primitives (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
@@ -94,7 +95,8 @@ class CellCreatedInGraph(Rule):
                                        "initialisation is frozen at compile time")
         if layer in STATELESS_LAYERS or qualname.startswith(_WEIGHT_FREE_PACKAGES) or (
                 not layer and _holds_no_state(ctx, qualname)):
-            severity, consequence = "warning", "it holds no weights, so it works, but it is rebuilt at every compile"
+            severity, consequence = "warning", ("it holds no weights to train or draw, so it works, but it is "
+                                                "rebuilt at every compile")
         elif layer.startswith(_TRAINING_LAYERS):
             consequence = "it is created in eval mode and `set_train()` never reaches it"
         elif _fixed_weights(node, layer):
@@ -149,23 +151,50 @@ def _holds_no_state(ctx, qualname: str, depth: int = 0) -> bool:
     """A project Cell class without weights: no Parameter anywhere in its MRO, and every Cell it builds is a
     weight-free MindSpore layer or, recursively, such a project Cell (a loss storing its options qualifies).
     Bases must be resolvable and attributes not created dynamically."""
-    summary = ctx.graph.index.lookup_class(qualname)
+    summary = ctx.graph.summary_of(qualname)
     if summary is None or depth > 4:
         return False
     mro = list(ctx.graph.mro(summary))
     known = {current.qualname for current in mro}
     for current in mro:
-        if current.parameters or current.dynamic or not all(b in known or _weight_free_base(b) for b in current.bases):
+        if current.dynamic or not all(b in known or _weight_free_base(b) for b in current.bases):
+            return False
+        creates_parameters = current.parameters or any(
+            built in framework.PARAMETER_CLASSES or built.endswith(".ParameterTuple") for built in current.constructed)
+        if creates_parameters and not _fixed_parameters(ctx, current):
             return False
         for built in current.constructed:
             if built in framework.PARAMETER_CLASSES or built.endswith(".ParameterTuple"):
-                return False
+                continue  # fixed ones (above)
             if not ctx.graph.is_cell_class(built):
                 continue  # ops primitives, tensors, plain Python objects: no weights
             layer = built.rpartition(".")[2] if framework.is_framework(built) else ""
             if layer and layer not in STATELESS_LAYERS or not layer and not _holds_no_state(ctx, built, depth + 1):
                 return False
     return True
+
+
+def _fixed_parameters(ctx, summary) -> bool:
+    """Does the class create every Parameter of its own with `requires_grad=False` from a value that draws
+    nothing (`Parameter(Tensor(p), requires_grad=False)`)? Such state is set, not trained nor drawn: built in
+    graph code, the Cell computes what it does in PyNative (MindSpore's own property tests do this)."""
+    node = summary.node
+    if node is None:
+        return False
+    created = [call for call in ast.walk(node) if isinstance(call, ast.Call)
+               and (spelled_name(call.func) or "") in ("Parameter", "ParameterTuple")]
+    return bool(created) and all(
+        any(k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is False
+            for k in call.keywords)
+        and not any(isinstance(sub, ast.Call) and _draws(spelled_name(sub.func) or "") for sub in ast.walk(call))
+        for call in created)
+
+
+def _draws(name: str) -> bool:
+    """A call that may draw random values: an initializer, a `rand*`/`*normal*`/`uniform` function."""
+    lowered = name.lower()
+    return lowered in ("initializer", "normal", "uniform", "truncatednormal", "heuniform", "henormal",
+                       "xavieruniform", "xaviernormal") or lowered.startswith(("rand", "standard_normal"))
 
 
 def _weight_free_base(qualname: Optional[str]) -> bool:

@@ -119,3 +119,40 @@ def test_msl006_a_layer_with_a_fixed_weight_init_computes_the_same_filter_as_pyn
     eager = oracle.call("pynative", cell, x)
     assert first.ok and second.ok and eager.ok
     assert first.value.asnumpy().tolist() == second.value.asnumpy().tolist() == eager.value.asnumpy().tolist()
+
+
+FIXED_STATE = """
+import mindspore as ms
+from mindspore import Parameter, Tensor, nn, ops
+
+
+class Scale(nn.Cell):
+    def __init__(self, p):
+        super().__init__()
+        self.p = Parameter(Tensor(p, ms.float32), name="p", requires_grad=False)
+
+    def construct(self, x):
+        return self.p * x
+
+
+class Outer(nn.Cell):
+    def construct(self, x):
+        return Scale(3)(x)
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl006_a_cell_with_fixed_parameters_computes_as_in_pynative(oracle, mode):
+    """Parameters made with requires_grad=False from a value that draws nothing: set, not drawn or trained."""
+    from ms_lint.engine import Linter
+    from ms_lint.settings import Settings
+    from ms_lint.source import SourceFile
+
+    cell = oracle.load(FIXED_STATE).Outer()
+    x = oracle.tensor([1.0, 2.0])
+    graph, eager = oracle.call(mode, cell, x), oracle.call("pynative", cell, x)
+    assert graph.ok and eager.ok, (graph.message, eager.message)
+    assert graph.value.asnumpy().tolist() == eager.value.asnumpy().tolist() == [3.0, 6.0]
+    found = Linter(Settings(select=("MSL006",))).lint_source(
+        SourceFile(path="cell.py", text=FIXED_STATE, module_name="cell")).diagnostics
+    assert [d.severity for d in found] == ["warning"]
