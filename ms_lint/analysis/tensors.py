@@ -219,9 +219,22 @@ class TensorValues:
             return isinstance(value, ast.expr) and self.is_ndarray(value, depth + 1)
         if isinstance(expr, ast.BinOp):
             return self.is_ndarray(expr.left, depth + 1) or self.is_ndarray(expr.right, depth + 1)
+        if isinstance(expr, ast.Subscript) and self._one_dimensional_literal(expr.value) \
+                and isinstance(expr.slice, (ast.Constant, ast.Name, ast.UnaryOp)):
+            return False  # `np.array([3, 2])[1]`: an element, a NumPy scalar
         if isinstance(expr, ast.Attribute) and expr.attr == "T" or isinstance(expr, ast.Subscript):
             return self.is_ndarray(expr.value, depth + 1)  # `a.T`, `grid[0]`
         return False
+
+    def _one_dimensional_literal(self, expr: Optional[ast.AST]) -> bool:
+        """`np.array([3, 2])` (or a name bound to it): an array built from a flat list of numbers."""
+        if isinstance(expr, ast.Name):
+            definition = self._reaching_definition(expr)
+            expr = definition[1] if definition and isinstance(definition[1], ast.expr) else None
+        if not (isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], (ast.List, ast.Tuple))):
+            return False
+        return (self.graph.names.qualname(expr.func) or "") in ("numpy.array", "numpy.asarray") \
+            and all(isinstance(e, ast.Constant) for e in expr.args[0].elts)
 
     # ----- implementation -------------------------------------------------------------------------------------
     def _derives(self, expr: ast.AST, depth: int) -> bool:

@@ -66,6 +66,12 @@ class StaticShapesAndScalars(nn.Cell):
         rows = np.zeros((size(x, 0), 1))
         steps = np.round(width / self.scale)
         return x * steps + np.mean(self.table) + np.float32(2) + Tensor(rows, x.dtype)
+
+
+class ElementOfAFlatArray(nn.Cell):
+    def construct(self, x):
+        sizes = np.array([3, 2])
+        return sizes[1] + x
 """
 
 
@@ -76,6 +82,10 @@ def test_msl001_numpy_on_static_shapes_and_numpy_scalars_run_in_every_mode(oracl
     outcome = oracle.call(mode, cell, oracle.tensor(np.ones((3, 4))))
     assert outcome.ok, outcome.error
     assert outcome.value.asnumpy().tolist() == [[7.5] * 4] * 3  # 1 * 2 + 3.5 + 2 + 0
+    element = oracle.call(mode, oracle.load(STATIC_NUMPY_CELLS).ElementOfAFlatArray(), oracle.tensor([1.0]))
+    assert element.ok, element.error  # (in PyNative NumPy's `+` wins and gives an array; no error either way)
+    assert np.asarray(element.value.asnumpy() if hasattr(element.value, "asnumpy") else element.value).tolist() \
+        == [3.0]
 
 
 LIST_CELLS = """
