@@ -88,6 +88,8 @@ class TensorValues:
         # some caller passes a NumPy array (or other host data) to one of the parameters: a NumPy helper that also
         # runs on host data, which a rewrite to MindSpore ops would break (MSL001 offers no fix there)
         self.called_with_host_arrays = False
+        # parameters whose kind is known, not guessed: annotated, or given by every host call (`Tensor(...)`)
+        self.certain_parameters: Dict[str, str] = {}
         self.parameters = self._parameters()
 
     # ----- public queries -------------------------------------------------------------------------------------
@@ -375,8 +377,10 @@ class TensorValues:
         owner = self.graph.owner_class(self.function)
         skip = self_parameter(self.function) if owner is not None else None
         kinds: Dict[str, str] = {}
-        passed = self._passed_from_call_sites([a.arg for a in positional if a.arg != skip], skip is not None) \
-            or self._passed_from_host([a.arg for a in positional])
+        passed = self._passed_from_call_sites([a.arg for a in positional if a.arg != skip], skip is not None)
+        if not passed:  # host calls give literal kinds: `Tensor(...)` or a number, not guessed ones
+            passed = self._passed_from_host([a.arg for a in positional])
+            self.certain_parameters = dict(passed)
         for arg in (*positional, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
             if arg is None or arg.arg == skip:
                 continue
@@ -389,7 +393,8 @@ class TensorValues:
             elif isinstance(annotation, ast.Name) and annotation.id in _SCALAR_ANNOTATIONS:
                 kinds[arg.arg] = "scalar"
             elif annotation is not None and self.graph.names.qualname(annotation) in framework.TENSOR_CLASSES:
-                kinds[arg.arg] = "tensor"  # `n: Tensor` is a tensor even when only used as a shape or bound
+                # `n: Tensor` is a tensor even when only used as a shape or bound
+                kinds[arg.arg] = self.certain_parameters[arg.arg] = "tensor"
             else:
                 kinds[arg.arg] = "scalar" if self._only_shape_uses(arg.arg) else "tensor"
         return kinds

@@ -25,7 +25,9 @@ class BranchesJoinDifferentKinds(Rule):
     Finds an `if` (or `a if c else b`) on tensor data whose two sides give a tensor and something that is not a
     tensor: both sides `return`, or both assign the same name (one side may be the value the name had before
     the `if`). A tuple against a tensor, or a Python number against a tensor, is an error; `None` against a
-    tensor fails under STRICT.
+    tensor fails under STRICT. `x and y` / `x or y` is `y if x else x`: a tensor operand against a number is an
+    error, two tensors a warning (they join only with the same dtype); comparisons, which give bools, are
+    fine.
 
     ## Why it matters in graph mode
     A condition on tensor data is decided when the graph runs, so the compiler builds both sides and joins
@@ -35,7 +37,8 @@ class BranchesJoinDifferentKinds(Rule):
     need to make them equal.`; a tensor against `None` compiles at LAX and fails the same way under STRICT.
     Conditions the compiler folds (`if self.training:`, `if x.shape[0] > 1:`, `if mask is None:`) join
     nothing; neither does a bare argument (`if output_attentions:`), most often a Python flag. Tuples of
-    different lengths compile at LAX (measured), so they are not reported.
+    different lengths compile at LAX (measured), so they are not reported. `x and y` on an int32 and a float32
+    tensor fails the same way at both levels, on two int32 tensors it compiles (measured).
 
     ## Example
     ```python
@@ -64,8 +67,7 @@ class BranchesJoinDifferentKinds(Rule):
     name = "branches-join-different-kinds"
     severity = "error"
     scope = "graph"
-    message = ("the two sides of this condition on tensor data give a tensor and {what} ({where}), in graph code "
-               "reached from `{entry}`: {consequence}")
+    message = "{subject}, in graph code reached from `{entry}`: {consequence}"
 
     def visit_if(self, node: ast.If, ctx):
         tensors = ctx.tensors(node)
@@ -73,12 +75,12 @@ class BranchesJoinDifferentKinds(Rule):
             return
         found = self._returns_mismatch(ctx, tensors, node)
         if found is not None:
-            yield self.report(ctx, node.test, where="returned", **self._fields(ctx, node, found))
+            yield self.report(ctx, node.test, **self._fields(ctx, node, found, "returned"))
             return
         for name, body_value, other_value in _assigned_on_both_sides(ctx, node):
             found = self._mismatch(ctx, tensors, [body_value], [other_value])
             if found is not None:
-                yield self.report(ctx, node.test, where=f"assigned to `{name}`", **self._fields(ctx, node, found))
+                yield self.report(ctx, node.test, **self._fields(ctx, node, found, f"assigned to `{name}`"))
                 return
 
     def visit_while(self, node: ast.While, ctx):
@@ -87,7 +89,7 @@ class BranchesJoinDifferentKinds(Rule):
             return
         found = self._returns_mismatch(ctx, tensors, node)
         if found is not None:
-            yield self.report(ctx, node.test, where="returned", **self._fields(ctx, node, found))
+            yield self.report(ctx, node.test, **self._fields(ctx, node, found, "returned"))
 
     def _returns_mismatch(self, ctx, tensors, node) -> Optional[str]:
         """When a side of `node` returns, every `return` the decision leads to is joined: those of both sides
@@ -98,20 +100,43 @@ class BranchesJoinDifferentKinds(Rule):
         values = inside + _side_returns(_following(ctx, node))
         return self._mismatch(ctx, tensors, values, values)
 
+    def visit_bool_op(self, node: ast.BoolOp, ctx):
+        """`x and y` is `y if x else x`: the operands are joined like the sides of an `if`."""
+        tensors = ctx.tensors(node)
+        operands = [value for value in node.values if not _is_boolean(ctx, value)]
+        data = [value for value in operands if _kind(ctx, tensors, value) == "tensor"]
+        if not data:
+            return
+        # a `None` operand is known when compiling (`cond or default` with `cond = None`): folded, not joined
+        others: List[Optional[ast.expr]] = [v for v in operands if v not in data and _kind(ctx, tensors, v) != "none"]
+        found = self._mismatch(ctx, tensors, list(data), others)
+        operator = "and" if isinstance(node.op, ast.And) else "or"
+        joins = f"`{operator}` joins its operands like the two sides of an `if`"
+        if found is not None:
+            fields = self._fields(ctx, node, found, "")
+            fields["subject"] = f"{joins}, and they are a tensor and {_WHAT[found]}"
+            yield self.report(ctx, node, **fields)
+        elif len(data) > 1:
+            yield self.report(ctx, node, severity="warning", subject=f"{joins}, and they are two tensors", consequence=(
+                f"2.10 joins them only when both have the same dtype ({_JOIN} for an int and a float tensor, "
+                f"measured); for element-wise logic use `ops.logical_{operator}`"))
+
     def visit_if_exp(self, node: ast.IfExp, ctx):
         tensors = ctx.tensors(node)
         if not _decided_at_run_time(node.test, tensors):
             return
         found = self._mismatch(ctx, tensors, [node.body], [node.orelse])
         if found is not None:
-            yield self.report(ctx, node.test, where="chosen", **self._fields(ctx, node, found))
+            yield self.report(ctx, node.test, **self._fields(ctx, node, found, "chosen"))
 
     @staticmethod
-    def _fields(ctx, node: ast.AST, kind: str) -> dict:
+    def _fields(ctx, node: ast.AST, kind: str, where: str) -> dict:
+        subject = f"the two sides of this condition on tensor data give a tensor and {_WHAT[kind]} ({where})"
         if kind != "none":
-            return {"what": _WHAT[kind], "consequence": f"2.10 fails to compile it at LAX and STRICT alike ({_JOIN})"}
+            return {"subject": subject,
+                    "consequence": f"2.10 fails to compile it at LAX and STRICT alike ({_JOIN})"}
         strict = ctx.graph.level_of(node) == "strict"
-        return {"what": _WHAT[kind], "severity": "level",
+        return {"subject": subject, "severity": "level",
                 "consequence": f"compiling it fails under STRICT ({_JOIN})" if strict else
                 "compiles at the default LAX level; fails to compile under STRICT"}
 
@@ -136,8 +161,25 @@ def _decided_at_run_time(test: ast.expr, tensors) -> bool:
     if isinstance(test, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in test.ops):
         return False
     if isinstance(test, ast.Name) and not isinstance(tensors.definition(test), ast.expr):
-        return False  # `if output_attentions:`: an argument, most often a Python flag the compiler folds
+        # `if output_attentions:`: an argument, most often a Python flag the compiler folds, unless its callers
+        # or its annotation say it is a tensor
+        return tensors.certain_parameters.get(test.id) == "tensor"
     return tensors.derives(test)
+
+
+def _is_boolean(ctx, value: ast.expr) -> bool:
+    """A value that is a bool or a bool tensor whatever its operands: a comparison, `not`, `isinstance`, a
+    nested `and`/`or` of such, `x.any()`, `ops.logical_*`."""
+    if isinstance(value, (ast.Compare, ast.Constant)) or (isinstance(value, ast.UnaryOp)
+                                                          and isinstance(value.op, ast.Not)):
+        return True
+    if isinstance(value, ast.BoolOp):
+        return all(_is_boolean(ctx, v) for v in value.values)
+    if isinstance(value, ast.Call):
+        name = (ctx.names.qualname(value.func) or "").rpartition(".")[2] or getattr(value.func, "attr", "")
+        return name in ("isinstance", "bool", "any", "all", "hasattr", "callable", "is_tensor") \
+            or name.startswith(("logical_", "is", "equal"))
+    return False
 
 
 def _kind(ctx, tensors, value: Optional[ast.expr]) -> Optional[str]:
@@ -151,6 +193,9 @@ def _kind(ctx, tensors, value: Optional[ast.expr]) -> Optional[str]:
     if isinstance(value, ast.Name):
         definition = tensors.definition(value)
         if definition is None:
+            certain = tensors.certain_parameters.get(value.id)
+            if certain is not None:
+                return "tensor" if certain == "tensor" else None
             return "tensor" if tensors.derives(value) and _used_as_tensor(ctx, value) else None
         if isinstance(definition, ast.expr) and not isinstance(definition, ast.Name):
             return _kind(ctx, tensors, definition)

@@ -73,3 +73,36 @@ def test_msl026_a_jit_function_joins_only_what_its_caller_passes_as_tensors(orac
     found = Linter(Settings(select=("MSL026",))).lint_source(
         SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
     assert bool(found) == fails, [d.message for d in found]
+
+
+BOOL_OPS = """
+import mindspore as ms
+
+
+def run(a, b):
+    @ms.jit
+    def both(x, y):
+        return {expression}
+
+    return both(a, b)
+"""
+
+
+@pytest.mark.parametrize("expression, dtypes, fails", [
+    ("x and y", ("int32", "float32"), True), ("x or y", ("int32", "float32"), True),
+    ("x and y", ("int32", "int32"), False), ("(x > 0) and (y > 0)", ("int32", "float32"), False)])
+def test_msl026_and_or_join_their_operands(oracle, expression, dtypes, fails):
+    """`x and y` is `y if x else x`: operands of two dtypes cannot join; comparisons give bools and can."""
+    import numpy as np
+
+    source = BOOL_OPS.format(expression=expression)
+    a, b = (oracle.tensor([1], getattr(np, dtype)) for dtype in dtypes)
+    for mode in ("lax", "strict"):
+        outcome = oracle.call(mode, oracle.load(source).run, a, b)
+        assert (not outcome.ok and JOIN in outcome.message) if fails else outcome.ok, (mode, outcome.message)
+    eager = source.replace("    @ms.jit\n", "")  # (a @jit function is compiled in PyNative mode too)
+    assert oracle.call("pynative", oracle.load(eager).run, a, b).ok
+    host = source.replace("return both(a, b)", "return both(ms.Tensor([1]), ms.Tensor([1.0]))")
+    found = Linter(Settings(select=("MSL026",))).lint_source(
+        SourceFile(path="cell.py", text=host, module_name="cell")).diagnostics
+    assert [d.severity for d in found] == (["warning"] if expression.startswith("x ") else [])
