@@ -16,7 +16,13 @@ _TUPLE_RESULTS = frozenset({
     "lu", "max", "median", "meshgrid", "min", "mode", "nonzero", "qr", "sort", "split", "std_mean", "svd",
     "tensor_split", "topk", "unbind", "unique", "unique_consecutive", "unique_with_pad", "var_mean", "vsplit"})
 _JOIN = "`TypeError: Cannot join the return values of different branches, perhaps you need to make them equal.`"
-_WHAT = {"number": "a Python number", "tuple": "a tuple", "none": "None"}
+_WHAT = {"tensor": "a tensor", "int": "a Python int", "float": "a Python float", "str": "a string",
+         "tuple": "a tuple", "none": "None"}
+# Kinds 2.10 cannot join, measured at LAX and STRICT (errors first); a tensor against None fails under STRICT
+# only. An int against a list or None, a tuple against a list, and two tuples of different lengths join.
+_CANNOT_JOIN = (("tensor", "tuple"), ("tensor", "int"), ("tensor", "float"), ("int", "float"), ("int", "str"),
+                ("float", "str"), ("int", "tuple"), ("float", "tuple"), ("tensor", "none"))
+Pair = Tuple[str, str]
 
 
 class BranchesJoinDifferentKinds(Rule):
@@ -24,8 +30,8 @@ class BranchesJoinDifferentKinds(Rule):
     ## What it does
     Finds an `if` (or `a if c else b`) on tensor data whose two sides give a tensor and something that is not a
     tensor: both sides `return`, or both assign the same name (one side may be the value the name had before
-    the `if`). A tuple against a tensor, or a Python number against a tensor, is an error; `None` against a
-    tensor fails under STRICT. `x and y` / `x or y` is `y if x else x`: a tensor operand against a number is an
+    the `if`). A tuple against a tensor, or a Python number against a tensor, is an error, and so are an int
+    against a float, a number against a string or a tuple; `None` against a tensor fails under STRICT. `x and y` / `x or y` is `y if x else x`: a tensor operand against a number is an
     error, two tensors a warning (they join only with the same dtype); comparisons, which give bools, are
     fine.
 
@@ -37,7 +43,9 @@ class BranchesJoinDifferentKinds(Rule):
     need to make them equal.`; a tensor against `None` compiles at LAX and fails the same way under STRICT.
     Conditions the compiler folds (`if self.training:`, `if x.shape[0] > 1:`, `if mask is None:`) join
     nothing; neither does a bare argument (`if output_attentions:`), most often a Python flag. Tuples of
-    different lengths compile at LAX (measured), so they are not reported. `x and y` on an int32 and a float32
+    different lengths compile at LAX (measured), so they are not reported; so do an int against a list or
+    `None`, two strings, a tuple against a list. `return 1` against `return 2.5` fails, and `1` against `'a'`
+    or `(1, 2)` (measured, both levels). `x and y` on an int32 and a float32
     tensor fails the same way at both levels, on two int32 tensors it compiles (measured).
 
     ## Example
@@ -91,7 +99,7 @@ class BranchesJoinDifferentKinds(Rule):
         if found is not None:
             yield self.report(ctx, node.test, **self._fields(ctx, node, found, "returned"))
 
-    def _returns_mismatch(self, ctx, tensors, node) -> Optional[str]:
+    def _returns_mismatch(self, ctx, tensors, node) -> Optional[Pair]:
         """When a side of `node` returns, every `return` the decision leads to is joined: those of both sides
         and those after `node` in its block."""
         inside = _side_returns(node.body) + _side_returns(node.orelse)
@@ -114,7 +122,7 @@ class BranchesJoinDifferentKinds(Rule):
         joins = f"`{operator}` joins its operands like the two sides of an `if`"
         if found is not None:
             fields = self._fields(ctx, node, found, "")
-            fields["subject"] = f"{joins}, and they are a tensor and {_WHAT[found]}"
+            fields["subject"] = f"{joins}, and they are {_WHAT[found[0]]} and {_WHAT[found[1]]}"
             yield self.report(ctx, node, **fields)
         elif len(data) > 1:
             yield self.report(ctx, node, severity="warning", subject=f"{joins}, and they are two tensors", consequence=(
@@ -130,9 +138,10 @@ class BranchesJoinDifferentKinds(Rule):
             yield self.report(ctx, node.test, **self._fields(ctx, node, found, "chosen"))
 
     @staticmethod
-    def _fields(ctx, node: ast.AST, kind: str, where: str) -> dict:
-        subject = f"the two sides of this condition on tensor data give a tensor and {_WHAT[kind]} ({where})"
-        if kind != "none":
+    def _fields(ctx, node: ast.AST, kinds: Pair, where: str) -> dict:
+        subject = (f"the two sides of this condition on tensor data give {_WHAT[kinds[0]]} and {_WHAT[kinds[1]]} "
+                   f"({where})")
+        if kinds[1] != "none":
             return {"subject": subject,
                     "consequence": f"2.10 fails to compile it at LAX and STRICT alike ({_JOIN})"}
         strict = ctx.graph.level_of(node) == "strict"
@@ -141,13 +150,13 @@ class BranchesJoinDifferentKinds(Rule):
                 "compiles at the default LAX level; fails to compile under STRICT"}
 
     @staticmethod
-    def _mismatch(ctx, tensors, one: List[Optional[ast.expr]], other: List[Optional[ast.expr]]) -> Optional[str]:
-        """"tuple", "number" or "none" when one side gives a tensor and the other that; errors first."""
+    def _mismatch(ctx, tensors, one: List[Optional[ast.expr]], other: List[Optional[ast.expr]]) -> Optional[Pair]:
+        """The first pair of kinds, one from each side, that 2.10 cannot join; None when all join."""
         kinds_one = {_kind(ctx, tensors, value) for value in one}
         kinds_other = {_kind(ctx, tensors, value) for value in other}
-        for kind in ("tuple", "number", "none"):
-            if ("tensor" in kinds_one and kind in kinds_other) or ("tensor" in kinds_other and kind in kinds_one):
-                return kind
+        for first, second in _CANNOT_JOIN:
+            if (first in kinds_one and second in kinds_other) or (first in kinds_other and second in kinds_one):
+                return first, second
         return None
 
 
@@ -183,11 +192,13 @@ def _is_boolean(ctx, value: ast.expr) -> bool:
 
 
 def _kind(ctx, tensors, value: Optional[ast.expr]) -> Optional[str]:
-    """What a side gives, where that is certain: "tensor", "tuple", "number", "none"; else None."""
+    """What a side gives, where that is certain: "tensor", "tuple", "int", "float", "str", "none"; else None."""
     if value is None or (isinstance(value, ast.Constant) and value.value is None):
         return "none"
     if isinstance(value, ast.Constant):
-        return "number" if isinstance(value.value, (int, float)) else None
+        if isinstance(value.value, bool):
+            return None
+        return {int: "int", float: "float", str: "str"}.get(type(value.value))
     if isinstance(value, ast.Tuple):
         return "tuple"
     if isinstance(value, ast.Name):
@@ -202,7 +213,7 @@ def _kind(ctx, tensors, value: Optional[ast.expr]) -> Optional[str]:
         return None
     if isinstance(value, (ast.BinOp, ast.UnaryOp)) and tensors.derives(value):
         operands = [value.left, value.right] if isinstance(value, ast.BinOp) else [value.operand]
-        if all(_kind(ctx, tensors, operand) in ("tensor", "number") for operand in operands) \
+        if all(_kind(ctx, tensors, operand) in ("tensor", "int", "float") for operand in operands) \
                 or isinstance(value, ast.UnaryOp):
             return "tensor"
         return None

@@ -106,3 +106,36 @@ def test_msl026_and_or_join_their_operands(oracle, expression, dtypes, fails):
     found = Linter(Settings(select=("MSL026",))).lint_source(
         SourceFile(path="cell.py", text=host, module_name="cell")).diagnostics
     assert [d.severity for d in found] == (["warning"] if expression.startswith("x ") else [])
+
+
+SCALARS = """
+import mindspore as ms
+
+
+@ms.jit
+def pick(x):
+    if x < 10:
+        return {first}
+    return {second}
+"""
+
+
+@pytest.mark.parametrize("first, second, fails", [
+    ("1", "2.5", True), ("1", "'a'", True), ("1", "(1, 2)", True),
+    ("1", "[1]", False), ("1", "None", False), ("'a'", "'b'", False), ("(1,)", "[1]", False)])
+def test_msl026_python_values_on_the_two_sides_of_a_tensor_decision(oracle, first, second, fails):
+    """Which Python values 2.10 joins when a tensor decides between them (both levels)."""
+    source = SCALARS.format(first=first, second=second)
+    for mode in ("lax", "strict"):
+        outcome = oracle.call(mode, oracle.load(source).pick, ms_tensor(9))
+        assert (not outcome.ok and JOIN in outcome.message) if fails else outcome.ok, (mode, outcome.message)
+    host = source + "\n\ndef run():\n    return pick(ms.Tensor(9))\n"
+    found = Linter(Settings(select=("MSL026",))).lint_source(
+        SourceFile(path="cell.py", text=host, module_name="cell")).diagnostics
+    assert bool(found) == fails, [d.message for d in found]
+
+
+def ms_tensor(value):
+    import mindspore as ms
+
+    return ms.Tensor(value)
