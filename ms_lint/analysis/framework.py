@@ -206,19 +206,20 @@ def repeated_parameter_name(created: ast.expr, qualname: Callable[[ast.expr], Op
     Parameter it makes (`[Parameter(t, name="w") for _ in range(n)]`); None otherwise. `ParameterTuple` refuses
     such a sequence in every mode (measured on 2.10: `ValueError: ... its name 'w' already exists`)."""
     if isinstance(created, (ast.ListComp, ast.GeneratorExp)):
-        name = _literal_parameter_name(created.elt, qualname)
+        name = literal_parameter_name(created.elt, qualname)
         return name if name is not None and not _single_iteration(created) else None
     if isinstance(created, (ast.List, ast.Tuple)):
         seen: Set[str] = set()
         for element in created.elts:
-            name = _literal_parameter_name(element, qualname)
+            name = literal_parameter_name(element, qualname)
             if name is not None and name in seen:
                 return name
             seen.add(name or "")
     return None
 
 
-def _literal_parameter_name(expr: ast.expr, qualname: Callable[[ast.expr], Optional[str]]) -> Optional[str]:
+def literal_parameter_name(expr: ast.expr, qualname: Callable[[ast.expr], Optional[str]]) -> Optional[str]:
+    """"w" for `Parameter(t, name="w")` (or `Parameter(t, "w")`); None for anything else."""
     if not (isinstance(expr, ast.Call) and qualname(expr.func) in PARAMETER_CLASSES):
         return None
     given = next((k.value for k in expr.keywords if k.arg == "name"), expr.args[1] if len(expr.args) > 1 else None)

@@ -31,9 +31,9 @@ class BranchesJoinDifferentKinds(Rule):
     Finds an `if` (or `a if c else b`) on tensor data whose two sides give a tensor and something that is not a
     tensor: both sides `return`, or both assign the same name (one side may be the value the name had before
     the `if`). A tuple against a tensor, or a Python number against a tensor, is an error, and so are an int
-    against a float, a number against a string or a tuple; `None` against a tensor fails under STRICT. `x and y` / `x or y` is `y if x else x`: a tensor operand against a number is an
-    error, two tensors a warning (they join only with the same dtype); comparisons, which give bools, are
-    fine.
+    against a float, a number against a string or a tuple; `None` against a tensor fails under STRICT.
+    `x and y` / `x or y` is `y if x else x`: a tensor operand against a number is an error, two tensors a
+    warning (they join only with the same dtype); comparisons, which give bools, are fine.
 
     ## Why it matters in graph mode
     A condition on tensor data is decided when the graph runs, so the compiler builds both sides and joins

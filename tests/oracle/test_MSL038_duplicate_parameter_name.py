@@ -46,3 +46,45 @@ def test_msl038_fires_exactly_where_building_the_cell_fails(oracle, name, stored
     found = Linter(Settings(select=("MSL038",))).lint_source(
         SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
     assert bool(found) == fails, [d.message for d in found]
+
+
+GRAPH_CALLS = """
+import mindspore as ms
+from mindspore import Parameter, Tensor
+
+
+def closure():
+    a = Parameter(Tensor([1.0]), name="{first}")
+    b = Parameter(Tensor([2.0]), name="{second}")
+
+    @ms.jit
+    def add():
+        return a + b
+
+    return add()
+
+
+def arguments():
+    @ms.jit
+    def add(x, y):
+        return x + y
+
+    a = Parameter(Tensor([1.0]), name="{first}")
+    b = Parameter(Tensor([2.0]), name="{second}")
+    return add(a, b)
+"""
+
+
+@pytest.mark.parametrize("first, second", [("w", "w"), ("w1", "w2")])
+def test_msl038_a_jit_function_given_parameters_named_alike_fails_to_compile(oracle, first, second):
+    source = GRAPH_CALLS.format(first=first, second=second)
+    module = oracle.load(source)
+    for function in (module.closure, module.arguments):
+        outcome = oracle.call("lax", function)
+        if first == second:
+            assert not outcome.ok and f"its name '{first}' already exists" in outcome.message, outcome.message
+        else:
+            assert outcome.ok, outcome.message
+    found = Linter(Settings(select=("MSL038",))).lint_source(
+        SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
+    assert len(found) == (2 if first == second else 0), [d.message for d in found]
