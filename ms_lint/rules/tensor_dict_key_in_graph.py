@@ -24,7 +24,7 @@ class TensorDictKeyInGraph(Rule):
     ## Example
     ```python
     @ms.jit
-    def best(x, scores):
+    def best(x: ms.Tensor, scores: ms.Tensor):
         winner = scores.argmax()
         return {winner: x}
     ```
@@ -32,7 +32,7 @@ class TensorDictKeyInGraph(Rule):
     ## Use instead
     ```python
     @ms.jit
-    def best(x, scores):
+    def best(x: ms.Tensor, scores: ms.Tensor):
         winner = scores.argmax()
         return {"winner": winner, "x": x}
     ```
