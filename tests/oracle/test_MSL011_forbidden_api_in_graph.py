@@ -29,6 +29,8 @@ CASES = [
     ("CellTo", "self.to(ms.float16)\nreturn x", "'mindspore.nn.cell.Cell.to' is not supported"),
     ("GetSubCell", "c = self.get_sub_cell('dense')\nreturn x",
      "'mindspore.nn.cell.Cell.get_sub_cell' is not supported"),
+    ("SoftShrink", "return ops.soft_shrink(x)", "'mindspore.log.warning' is not supported"),
+    ("DtypeToNptype", "t = ms.dtype_to_nptype(ms.float32)\nreturn x", "'mindspore.log.warning' is not supported"),
     ("PythonLogging", "logging.info('forward')\nreturn x", None),
     ("ParallelModeEnum", "if ParallelMode.DATA_PARALLEL == 'data_parallel':\n    x = x + 1\nreturn x", None),
     ("TensorTo", "return x.to(ms.float16)", None),
@@ -41,7 +43,7 @@ TEMPLATE = """
 import logging
 
 import mindspore as ms
-from mindspore import context, nn
+from mindspore import context, nn, ops
 from mindspore import log as logger
 from mindspore.common.initializer import XavierUniform
 from mindspore.context import ParallelMode
@@ -151,3 +153,29 @@ def test_msl011_a_helper_called_only_behind_a_flag_compiles_while_the_flag_keeps
     found = Linter(Settings(select=("MSL011",))).lint_source(
         SourceFile(path="cell.py", text=HELPER_BEHIND_A_FLAG, module_name="cell")).diagnostics
     assert [d.severity for d in found] == ["warning"]
+
+
+def test_msl011_logging_functions_are_the_wheels_own():
+    """The public functions of these namespaces whose body starts by logging through `mindspore.log`."""
+    import ast
+    import inspect
+    import textwrap
+    import types
+
+    found = {}
+    for namespace in ("mindspore", "mindspore.ops", "mindspore.ops.functional", "mindspore.common.dtype",
+                      "mindspore.numpy", "mindspore.mint", "mindspore.nn", "mindspore.amp"):
+        module = importlib.import_module(namespace)
+        for name in dir(module):
+            function = getattr(module, name, None)
+            if name.startswith("_") or not isinstance(function, types.FunctionType):
+                continue
+            try:
+                tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+            except (OSError, TypeError, SyntaxError):
+                continue
+            body = [s for s in tree.body[0].body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            if any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
+                   and getattr(s.value.func.value, "id", "") == "logger" for s in body[:3]):
+                found[f"{namespace}.{name}"] = f"{function.__module__}.{function.__qualname__}"
+    assert found == rule.LOGGING_FUNCTIONS
