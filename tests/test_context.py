@@ -142,3 +142,63 @@ def test_every_rule_runs_where_the_module_itself_says_before_the_project():
     option = lint_source(model.format(device="ms.set_device('Ascend')"), "net.py", Settings(select=("MSL043",),
                                                                                             target="cpu"))
     assert [(d.code, d.severity) for d in option] == [("MSL043", "info")]
+
+
+WINDOWS = '''
+import os
+import mindspore as ms
+from mindspore import nn
+
+
+class Strict(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def construct(self, x):
+        self.count = self.count + 1
+        return x
+
+
+class Lax(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def construct(self, x):
+        self.count = self.count + 1
+        return x
+
+
+def test_strict():
+    net = Strict()
+    os.environ["MS_DEV_JIT_SYNTAX_LEVEL"] = "0"
+    out = net(ms.Tensor([1.0]))
+    os.environ["MS_DEV_JIT_SYNTAX_LEVEL"] = "2"
+    return out
+
+
+def test_lax():
+    ms.set_context(jit_syntax_level=ms.STRICT)
+    ms.set_context(jit_syntax_level=ms.LAX)
+    return Lax()(ms.Tensor([1.0]))
+'''
+
+
+def test_strict_set_in_a_function_and_restored_holds_for_what_runs_in_between():
+    """Issue 14: MindSpore's own tests set STRICT around one call; the other Cells of the file stay LAX."""
+    from ms_lint.engine import Linter
+    from ms_lint.settings import Settings
+    from ms_lint.source import SourceFile
+
+    tree = ast.parse(WINDOWS)
+    assert compile_context.facts_of_module(tree)[0] == []  # no level for the module as a whole
+    assert [(w.start, w.end) for w in compile_context.level_windows(tree)] == [(29, 31), (36, 37)]
+    found = Linter(Settings(select=("MSL035",))).lint_source(
+        SourceFile(path="cells.py", text=WINDOWS, module_name="cells")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(13, "error"), (23, "warning")]
+    unrestored = WINDOWS.replace('    os.environ["MS_DEV_JIT_SYNTAX_LEVEL"] = "2"\n', "")
+    assert compile_context.facts_of_module(ast.parse(unrestored))[0] == [("strict", 29)]  # from there on: all
+    found = Linter(Settings(select=("MSL035",))).lint_source(
+        SourceFile(path="cells.py", text=unrestored, module_name="cells")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(13, "error"), (23, "error")]

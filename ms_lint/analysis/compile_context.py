@@ -18,7 +18,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint import store
 from ms_lint.analysis.walk import spelled_name
@@ -57,11 +57,13 @@ def facts_of_module(tree: ast.Module) -> ModuleFacts:
     nodes = list(walk(tree))  # the same order as ast.walk, a few times faster
     ignored = {id(k.value) for node in nodes if isinstance(node, ast.Call) and spelled_name(node.func) == "jit"
                for k in node.keywords if k.arg == "jit_config"}  # jit() drops jit_config in 2.10 (measured)
+    setting_nodes: List[ast.AST] = []
     for node in nodes:
         if isinstance(node, ast.keyword) and node.arg == "jit_syntax_level" and not _inside(node, ignored, tree):
             level = _level(node.value)
             if level:
                 levels.append((level, node.value.lineno))
+                setting_nodes.append(node)
         elif isinstance(node, ast.keyword) and node.arg == "device_target":
             target = _target(node.value)
             if target:
@@ -75,7 +77,59 @@ def facts_of_module(tree: ast.Module) -> ModuleFacts:
             level = {"0": "strict", "2": "lax"}.get(str(_constant(node.value)))
             if level:
                 levels.append((level, node.lineno))
+                setting_nodes.append(node)
+    if levels:  # STRICT set in a function and restored there holds only for what runs in between
+        windowed = {id(setting) for window in level_windows(tree) for setting in window.settings}
+        levels = [found for found, node in zip(levels, setting_nodes) if id(node) not in windowed]
     return levels, targets
+
+
+@dataclass(frozen=True)
+class LevelWindow:
+    """A function that sets STRICT and later sets the level back (a test running one Cell under STRICT): the
+    level holds for the code that runs between `start` and `end` (rows), not for the module."""
+
+    function: ast.AST
+    start: int
+    end: int
+    settings: Tuple[Any, ...]  # the nodes that set and restore the level (Assign or keyword: both have rows)
+
+
+def level_windows(tree: ast.Module) -> List[LevelWindow]:
+    """Every window of every function of the module, in order."""
+    windows: List[LevelWindow] = []
+    for function in walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        opened: Any = None
+        for node, level in _own_level_settings(function):
+            if level == "strict" and opened is None:
+                opened = node
+            elif level != "strict" and opened is not None:
+                windows.append(LevelWindow(function, opened.lineno, node.lineno, (opened, node)))
+                opened = None
+    return windows
+
+
+def _own_level_settings(function: ast.AST) -> List[Tuple[Any, str]]:
+    """(node, level) for what a function's own body sets, in source order: `os.environ[...] = "0"` (the Assign)
+    and `set_context(jit_syntax_level=...)` (the keyword's value, as `facts_of_module` records it)."""
+    found: List[Tuple[Any, str]] = []
+    stack = list(getattr(function, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign) and any(_is_level_variable(t) for t in node.targets):
+            level = {"0": "strict", "2": "lax", "1": "lax"}.get(str(_constant(node.value)))
+            if level:
+                found.append((node, level))
+        elif isinstance(node, ast.keyword) and node.arg == "jit_syntax_level":
+            level = _level(node.value)
+            if level:
+                found.append((node, level))
+        stack.extend(ast.iter_child_nodes(node))
+    return sorted(found, key=lambda item: item[0].lineno)
 
 
 def scan(files: Iterable[str]) -> CompileContext:

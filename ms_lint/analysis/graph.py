@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.compile_context import facts_of_module
+from ms_lint.analysis.compile_context import facts_of_module, level_windows
 from ms_lint.analysis.names import Names
 from ms_lint.analysis.project import ClassSummary, ProjectIndex, summarize, summarize_class
 from ms_lint.analysis.walk import (
@@ -79,6 +79,8 @@ class GraphScope:
         self.call_sites: Dict[FunctionNode, List[ast.Call]] = {}
         self._collect_classes()
         self._collect_entries(source_text)
+        # Cells a function runs while it has set STRICT and before it restores the level (syntax_level wins)
+        self._strict_in_window: FrozenSet[str] = frozenset() if syntax_level else self._run_in_windows(source_text)
 
     def release(self) -> None:
         """Free the module's tree at once when it is linted (see `ModuleWalk.release`)."""
@@ -108,7 +110,8 @@ class GraphScope:
         """"strict" or "lax": the syntax level the code around `node` compiles at."""
         function = node if isinstance(node, FUNCTIONS) else enclosing_function(node)
         entries = self.compiled.get(function, []) if function is not None else []
-        if any(entry.strict for entry in entries):
+        if any(entry.strict or (entry.kind != "jit" and entry.name.partition(".")[0] in self._strict_in_window)
+               for entry in entries):
             return "strict"
         if entries and all(entry.lax for entry in entries):
             return "lax"
@@ -192,6 +195,30 @@ class GraphScope:
         return False
 
     # ----- construction --------------------------------------------------------------------------------------
+    def _run_in_windows(self, source_text: str) -> FrozenSet[str]:
+        """The Cell classes (by name) that a function calls between setting STRICT and restoring the level:
+        `net = Net()` ... `os.environ["MS_DEV_JIT_SYNTAX_LEVEL"] = "0"; net(x); ... = "2"` (`level_windows`)."""
+        if "jit_syntax_level" not in source_text and "MS_DEV_JIT_SYNTAX_LEVEL" not in source_text:
+            return frozenset()
+        cells = {cell.node.name for cell in self.cells.values()}
+        found: Set[str] = set()
+        for window in level_windows(self.tree):
+            made: Dict[str, str] = {}  # local name -> the Cell class it was built from
+            for node in self.walk.subtree(window.function):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    built = getattr(node.value.func, "id", None)
+                    if built in cells:
+                        made.update({t.id: built for t in node.targets if isinstance(t, ast.Name)})
+            for node in self.walk.subtree(window.function):
+                if isinstance(node, ast.Call) and window.start < node.lineno < window.end:
+                    func = node.func
+                    if isinstance(func, ast.Call):  # `Net()(x)`
+                        func = func.func
+                    name = getattr(func, "id", None)
+                    if name in cells or name in made:
+                        found.add(made.get(name, name))
+        return frozenset(found)
+
     def _level_set_here(self, source_text: str) -> Optional[str]:
         """The syntax level this module itself sets (`set_context(jit_syntax_level=...)`...), if any."""
         if "jit_syntax_level" not in source_text and "MS_DEV_JIT_SYNTAX_LEVEL" not in source_text:
