@@ -17,7 +17,8 @@ class UnsupportedBuiltinInGraph(Rule):
     """
     ## What it does
     Finds `sorted`, `set`, `frozenset`, `id`, `hash` and `iter` applied to tensor data in graph-compiled code,
-    `eval`/`exec` anywhere in graph code, and `map` over a closure of the function's locals.
+    `eval`/`exec` anywhere in graph code, `map` over a closure of the function's locals, and `max`/`min` or
+    ordering comparisons (`<`, `>=`...) of lists and tuples that hold tensors.
 
     ## Why it matters in graph mode
     Measured on MindSpore 2.10 (CPU):
@@ -39,6 +40,12 @@ class UnsupportedBuiltinInGraph(Rule):
       (`sum(map(lambda attn: attn(x), self.attentions))`) fails at both levels: `RuntimeError: The Map operator
       don't support Closure with free variable yet.`; a lambda without free variables, one reading only `self`,
       a named function, and the comprehension `[attn(x) for attn in self.attentions]` compile.
+
+    * `max((x, y), (y, x))` fails with `ValueError: The truth value of an array with more than one element is
+      ambiguous.`, `min([[x], [y]])` with `TypeError: min() cannot support tensor in list or tuple nested now.`,
+      and `[x] < [y]` or `(x, y) >= (y, x)` with `TypeError: For primitive 'list_lt', the input element must be
+      scalar, but got AbstractTensor` (both levels); `max(x, y)` and `min([x, y])` on the tensors themselves
+      compile.
 
     The same builtins on constants and literals (`sorted([3, 1, 2])`, `set([1, 2])`, `hash(3)`) compile at
     both levels, as do `len`, `range`, `isinstance`, `zip`, `enumerate`, `min`/`max`, `int`/`float`, `.item()`;
@@ -68,7 +75,7 @@ class UnsupportedBuiltinInGraph(Rule):
     severity = "level"
     scope = "graph"
     message = "`{call}` in graph code reached from `{entry}`: {consequence}"
-    call_names = frozenset({"eval", "exec", "iter", "map"}) | FALLBACK_BUILTINS
+    call_names = frozenset({"eval", "exec", "iter", "map", "max", "min"}) | FALLBACK_BUILTINS
 
     def visit_call(self, node: ast.Call, ctx):
         qualname = ctx.names.qualname(node.func) or ""
@@ -88,6 +95,17 @@ class UnsupportedBuiltinInGraph(Rule):
                                               "MindSpore rejects it (`RuntimeError: The Map operator don't support "
                                               "Closure with free variable yet.`); use a comprehension")
             return
+        if builtin in ("max", "min"):
+            tensors = ctx.tensors(node)
+            nested = len(node.args) > 1 and all(_sequence_of_tensors(ctx, tensors, a) for a in node.args) or (
+                len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple))
+                and any(_sequence_of_tensors(ctx, tensors, e) for e in node.args[0].elts))
+            if nested:
+                yield self.report(ctx, node, severity="error", call=call, consequence=(
+                    f"2.10 cannot compare sequences that hold tensors (`TypeError: {builtin}() cannot support "
+                    f"tensor in list or tuple nested now.`, or `ValueError: The truth value of an array with more "
+                    f"than one element is ambiguous.`, both levels); compare the tensors themselves"))
+            return
         if builtin != "iter" and builtin not in FALLBACK_BUILTINS:
             return
         tensors = ctx.tensors(node)
@@ -106,6 +124,26 @@ class UnsupportedBuiltinInGraph(Rule):
                                   consequence=f"fails to compile at the STRICT syntax level because it names the "
                                               f"tensor `{named.id}` (compute `{ctx.text(arguments[0])}` into a "
                                               f"local first)")
+
+
+    def visit_compare(self, node: ast.Compare, ctx):
+        """`[x] < [y]`, `(a, b) >= (c, d)` with tensors inside: ordering sequences compares their elements as
+        scalars."""
+        if not any(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in node.ops):
+            return None
+        if not isinstance(node.left, (ast.List, ast.Tuple)):
+            return None
+        tensors = ctx.tensors(node)
+        if not all(_sequence_of_tensors(ctx, tensors, side) for side in (node.left, *node.comparators)):
+            return None
+        return iter((self.report(ctx, node, severity="error", call=ctx.text(node), consequence=(
+            "2.10 orders sequences element by element as scalars and fails on tensors (`TypeError: For primitive "
+            "'list_lt', the input element must be scalar, but got AbstractTensor`, both levels)")),))
+
+
+def _sequence_of_tensors(ctx, tensors, expr: ast.AST) -> bool:
+    """A list or tuple display with an element that holds tensor data."""
+    return isinstance(expr, (ast.List, ast.Tuple)) and any(_holds_tensor_data(ctx, tensors, e) for e in expr.elts)
 
 
 def _free_local(ctx, call: ast.Call):

@@ -178,3 +178,37 @@ def test_msl009_map_over_a_closure_of_locals_fails_and_the_rest_compiles(oracle,
         assert oracle.call("pynative", cell(), x).ok
     for cell in (cells.ReadsSelf, cells.Named, cells.Comprehension):
         assert oracle.call(mode, cell(), x).ok
+
+
+ORDERING = """
+import mindspore as ms
+
+
+@ms.jit
+def f(x, y):
+    return {expression}
+
+
+def run():
+    return f(ms.Tensor([1.0]), ms.Tensor([2.0]))
+"""
+
+
+@pytest.mark.parametrize("expression, message", [
+    ("max((x, y), (y, x))", "The truth value of an array with more than one element is ambiguous"),
+    ("min([[x], [y]])", "min() cannot support tensor in list or tuple nested now"),
+    ("[x] < [y]", "For primitive 'list_lt', the input element must be scalar"),
+    ("(x, y) >= (y, x)", "the input element must be scalar"),  # ('For primitive tupel_equal', sic)
+    ("max(x, y)", None), ("min([x, y])", None), ("(1, 2) < (2, 3)", None)])
+def test_msl009_nested_sequences_of_tensors_cannot_be_ordered(oracle, expression, message):
+    from ms_lint.engine import Linter
+    from ms_lint.settings import Settings
+    from ms_lint.source import SourceFile
+
+    source = ORDERING.format(expression=expression)
+    for mode in ("lax", "strict"):
+        outcome = oracle.call(mode, oracle.load(source).run)
+        assert (not outcome.ok and message in outcome.message) if message else outcome.ok, (mode, outcome.message)
+    found = Linter(Settings(select=("MSL009",))).lint_source(
+        SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
+    assert [d.severity for d in found] == (["error"] if message else []), [d.message for d in found]
