@@ -571,3 +571,47 @@ def test_an_attribute_another_module_sets_through_exec_or_setattr_is_a_warning(t
                                cwd=tmp_path)[1])
     assert [(item["message"].split("`")[1], item["severity"]) for item in found] == [
         ("self.w_step_size", "warning"), ("self.undefined_one", "error")]
+
+
+GRAPH_MODE_PROJECT = {
+    "train.py": '''
+        import mindspore as ms
+        from models import Attention
+
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = Attention()
+    ''',
+    "models.py": '''
+        from mindspore import nn
+
+
+        class Attention(nn.Cell):
+            def construct(self, q, k):
+                return q @ k.transpose(1, 2)
+    ''',
+    "eager_models.py": '''
+        from mindspore import nn
+
+
+        class Eager(nn.Cell):
+            def construct(self, q, k):
+                return q @ k.transpose(1, 2)
+    ''',
+    "demo.py": '''
+        import mindspore as ms
+        from eager_models import Eager
+
+        # ms.set_context(mode=ms.GRAPH_MODE)  not supported yet
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    ''',
+}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_pytorch_axis_methods_are_errors_only_where_graph_mode_is_selected(tmp_path, jobs):
+    """MSL068: the script that selects GRAPH_MODE makes what it imports graph code; a PyNative project (and a
+    commented-out selection) leaves PyTorch's forms alone, since PyNative runs them."""
+    files = write(tmp_path, GRAPH_MODE_PROJECT)
+    assert cli(tmp_path, "--select", "MSL068") == {("models.py", 6, "MSL068")}
+    assert pylint(tmp_path, files, jobs, ("MSL068",)) == {("models.py", 6, "MSL068")}
+    assert flake8(tmp_path, ("MSL068",)) == set()  # one file at a time: models.py does not select it

@@ -35,6 +35,21 @@ _MAY_SET = re.compile(rb"jit_syntax_level|MS_DEV_JIT_SYNTAX_LEVEL|(?:device_targ
                       + _BLANK + rb"\()(?:\s|\\|#[^\n]*|\()*[rRuUbBfF]*['\"]")
 
 
+# `set_context(mode=GRAPH_MODE)` (or `mode=0`, or `ms.GRAPH_MODE` as a default): the project compiles its Cells
+_GRAPH_MODE = re.compile(rb"\bmode" + _BLANK + rb"=" + _BLANK + rb"(?:[\w.]*GRAPH_MODE\b|0\b)")
+
+
+def selects_graph_mode(data: bytes) -> Optional[int]:
+    """The row where a file selects GRAPH_MODE, or None."""
+    if b"mode" not in data:
+        return None
+    for match in _GRAPH_MODE.finditer(data):
+        line_start = data.rfind(b"\n", 0, match.start()) + 1
+        if b"#" not in data[line_start:match.start()]:  # not in a comment (`# set_context(mode=GRAPH_MODE)`)
+            return data.count(b"\n", 0, match.start()) + 1
+    return None
+
+
 # (syntax levels, device targets) a module sets, each with its row
 ModuleFacts = Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]
 
@@ -48,6 +63,8 @@ class CompileContext:
     target_source: Optional[Tuple[str, int]] = None
     # attribute names some code sets on Cells with `add_flags(name=...)` / `add_flags_recursive(name=...)`
     flags: FrozenSet[str] = frozenset()
+    # where some file of the project selects GRAPH_MODE (its Cells are compiled), or None
+    graph_mode_source: Optional[Tuple[str, int]] = None
 
 
 def facts_of_module(tree: ast.Module) -> ModuleFacts:
@@ -136,7 +153,7 @@ def scan(files: Iterable[str]) -> CompileContext:
     """The context the given files set. STRICT anywhere wins (the strictest level the code will meet); the
     first target found wins."""
     level = target = None
-    level_source = target_source = None
+    level_source = target_source = graph_mode = None
     flags: Set[str] = set()
     for count, path in enumerate(files):
         if count >= _MAX_FILES:
@@ -150,6 +167,9 @@ def scan(files: Iterable[str]) -> CompileContext:
             continue
         if b"add_flags" in data:
             flags.update(flag_names(data.decode("utf-8", errors="replace")))
+        if graph_mode is None:
+            row = selects_graph_mode(data)
+            graph_mode = (path, row) if row else None
         if not any(needle.encode() in data for needle in _NEEDLES) or not _MAY_SET.search(data):
             continue
         found_facts = _stored_facts(path, data)
@@ -162,7 +182,7 @@ def scan(files: Iterable[str]) -> CompileContext:
         for found, row in targets:
             if target is None:
                 target, target_source = found, (path, row)
-    return CompileContext(level, target, level_source, target_source, frozenset(flags))
+    return CompileContext(level, target, level_source, target_source, frozenset(flags), graph_mode)
 
 
 # Where the scan keeps what each file it parses sets, by content: a run from the cache lints nothing, but its
