@@ -107,7 +107,9 @@ class Linter:
                     facts = self._collect(rule, ctx, result)
                     if facts:
                         result.facts[rule.code] = facts
-            if result.facts:  # the judges see the files connected by imports together (`projects`)
+            # the judges see the files connected by imports together (`projects`); a package that star-imports
+            # (`from .random import *`) connects its importers to what it re-exports, facts of its own or not
+            if result.facts or graph.imports.stars:
                 result.facts[projects.IMPORTS] = projects.imported_files(ctx)
         except RecursionError:
             result.internal_errors.append(f"{source.path}: the module is nested too deeply to analyse")

@@ -615,3 +615,53 @@ def test_pytorch_axis_methods_are_errors_only_where_graph_mode_is_selected(tmp_p
     assert cli(tmp_path, "--select", "MSL068") == {("models.py", 6, "MSL068")}
     assert pylint(tmp_path, files, jobs, ("MSL068",)) == {("models.py", 6, "MSL068")}
     assert flake8(tmp_path, ("MSL068",)) == set()  # one file at a time: models.py does not select it
+
+
+SEED_HELPER_PROJECT = {
+    "pkg/__init__.py": "",
+    "pkg/utils/__init__.py": '''
+        from .random import *
+    ''',
+    "pkg/utils/random.py": '''
+        import mindspore as ms
+
+        __all__ = ["set_seed", "seed_alike"]
+
+
+        def set_seed(seed, rank=0):
+            ms.set_seed(seed + rank)
+
+
+        def seed_alike(seed):
+            ms.set_seed(seed)
+    ''',
+    "train.py": '''
+        from mindspore.communication import get_rank, init
+
+        from pkg.utils import seed_alike, set_seed
+
+        init()
+        set_seed(42, get_rank())
+        seed_alike(42)
+    ''',
+    "eval.py": '''
+        from pkg.utils import set_seed
+
+        set_seed(42, 0)
+    ''',
+}
+SEED_HELPER_FINDINGS = {("train.py", 6, "MSL054"), ("pkg/utils/random.py", 7, "MSL054")}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_rank_passed_into_a_seed_helper_is_reported_at_the_call_and_the_helper(tmp_path, jobs):
+    """Issue 15: the helper is reached through a star re-export; it is reported only because a caller passes the
+    rank (eval.py passes 0, and seed_alike never sees a rank)."""
+    files = write(tmp_path, SEED_HELPER_PROJECT)
+    assert cli(tmp_path, "--select", "MSL054") == SEED_HELPER_FINDINGS
+    assert pylint(tmp_path, files, jobs, ("MSL054",)) == SEED_HELPER_FINDINGS
+
+
+def test_flake8_sees_no_caller_of_a_seed_helper_in_another_file(tmp_path):
+    write(tmp_path, SEED_HELPER_PROJECT)
+    assert flake8(tmp_path, ("MSL054",)) == set()  # one file at a time: neither half alone is a finding

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator, List, Optional
+from typing import Dict, List, Optional
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function, spelled_name
@@ -19,21 +19,28 @@ RANDOM_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "tim
 # text that marks a module as part of a distributed job
 DISTRIBUTED_MARKERS = ("mindspore.communication", "set_auto_parallel_context", "get_rank", "RANK_ID", "init(")
 _DEPTH = 4
+# what a module must spell for one of its calls to pass the rank or a random draw
+_DEPENDENT_NEEDLES = ("rank", "RANK", "DEVICE_ID", "device_id", "random", "time", "getpid", "urandom", "uuid",
+                      "secrets", "now(")
 
 
 class RankDependentSeed(Rule):
     """
     ## What it does
     Finds `mindspore.set_seed(...)` whose argument depends on the process's rank (`get_rank()`,
-    `get_local_rank()`, a `rank`/`rank_id`/`local_rank`/`device_id` variable, parameter or attribute, the
-    `RANK_ID`/`RANK`/`LOCAL_RANK`/`DEVICE_ID` environment variables), directly or through local variables or
-    module globals (`_seed = np.random.randint(1000)` at module level is drawn in every rank's process), or on
-    a random draw (`random.*`, `np.random.*`, `time.time()`, `os.getpid()`) in a module of a distributed job.
+    `get_local_rank()`, a `rank`/`rank_id`/`local_rank`/`device_id` variable or attribute, the
+    `RANK_ID`/`RANK`/`LOCAL_RANK`/`DEVICE_ID` environment variables), directly or through local variables,
+    module globals (`_seed = np.random.randint(1000)` at module level is drawn in every rank's process) or a
+    parameter's default (`def seed_all(seed, rank=get_rank())`), or on a random draw (`random.*`,
+    `np.random.*`, `time.time()`, `os.getpid()`) in a module of a distributed job.
+
+    A helper that seeds with its parameters (`def set_seed(seed, rank): ms.set_seed(seed + rank)`) is judged by
+    its callers, across modules (through package re-exports too): a call that passes the rank or a random value
+    is reported, and so is the helper's `set_seed` line, naming the call. A helper nobody calls with such a value
+    (`set_seed(args.seed, 0)`) is not reported.
 
     Not reported: seeds of the data pipeline or of NumPy offset by rank (`ds.config.set_seed(seed + rank)`,
-    `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution,
-    and a helper's rank parameter that every call of the helper in its module gives a literal
-    (`def seed_all(seed, rank_id=0)` called as `seed_all(args.seed)`: every rank gets the same seed).
+    `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution.
 
     ## Why it matters in graph mode
     The global seed decides the initial weights, so ranks seeded differently start from different models while
@@ -44,6 +51,10 @@ class RankDependentSeed(Rule):
     docstring says so) and the initializers draw from numpy: measured, `ms.set_seed(1)` followed by
     `ds.config.set_seed(1 + rank)` gives different weights per rank, so set rank-dependent data seeds after the
     network is built (or shard the dataset with `num_shards`/`shard_id` instead).
+
+    ## Front ends
+    The helper's callers are a project fact: the CLI and pylint (`-j N` too) see every module. flake8 and the
+    language server see one file: a call and its helper in two files are reported by neither half.
 
     ## Example
     ```python
@@ -73,9 +84,7 @@ class RankDependentSeed(Rule):
     call_names = framework.last_names(GLOBAL_SEEDS)
 
     def visit_call(self, node: ast.Call, ctx):
-        if ctx.names.qualname(node.func) not in GLOBAL_SEEDS:
-            return
-        seed = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "seed"), None)
+        seed = _seed_argument(ctx, node)
         if seed is None:
             return
         scope = enclosing_function(node) or ctx.tree
@@ -84,8 +93,148 @@ class RankDependentSeed(Rule):
             return
         if what.startswith("a random") and not any(m in ctx.source.text for m in DISTRIBUTED_MARKERS):
             return
-        call = " ".join(ctx.text(node).split())
-        yield self.report(ctx, node, call=call if len(call) <= 60 else f"{ctx.text(node.func)}(...)", what=what)
+        yield self.report(ctx, node, call=_shown(ctx, node), what=what)
+
+    def collect(self, ctx):
+        """Helpers that seed with a parameter, and calls that pass a rank or a random value: which call reaches
+        which helper is a fact of the project (`judge`)."""
+        text = ctx.source.text
+        seeds = "set_seed" in text
+        # a call can pass the rank or a random draw only where the module spells one
+        passes = any(needle in text for needle in _DEPENDENT_NEEDLES)
+        if not seeds and not passes:
+            return None
+        helpers, calls = {}, []
+        module = ctx.graph.imports.module
+        for node in ctx.walk.of_kind(ctx.tree, ast.Call) if _indexed(ctx) else _calls(ctx.tree):
+            function = enclosing_function(node)
+            seed = _seed_argument(ctx, node)
+            if seed is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and function in ctx.tree.body:
+                parameters = _parameters_reaching(ctx, seed, function)
+                if parameters:
+                    (row, column), (end_row, end_column) = ctx.start(node), ctx.end(node)
+                    helpers[f"{module}.{function.name}"] = {
+                        "parameters": parameters, "span": [row, column, end_row, end_column],
+                        "call": _shown(ctx, node)}
+                continue
+            if not passes or not node.args and not node.keywords:
+                continue
+            qualname = ctx.names.qualname(node.func) or ""
+            if not qualname or not ctx.graph.index.may_hold(qualname.partition(".")[0]):
+                continue  # not a function of the project: no helper of ours
+            passed = _dependent_arguments(ctx, node, function or ctx.tree)
+            if passed:
+                (row, column), (end_row, end_column) = ctx.start(node), ctx.end(node)
+                calls.append({"callee": qualname, "arguments": passed, "span": [row, column, end_row, end_column],
+                              "call": _shown(ctx, node)})
+        return {"helpers": helpers, "calls": calls} if helpers or calls else None
+
+    def judge(self, project):
+        helpers = {name: (path, helper) for path, facts in project.modules.items() if facts
+                   for name, helper in facts["helpers"].items()}
+        reported = set()
+        for path, facts in project.modules.items():
+            for call in facts.get("calls", ()) if facts else ():
+                found = _helper_called(helpers, call["callee"])
+                if found is None:
+                    continue
+                name, (helper_path, helper) = found
+                what = _passed_to_seed(call["arguments"], helper["parameters"])
+                if what is None:
+                    continue
+                span = call["span"]
+                yield self.report_at(project, path, ((span[0], span[1]), (span[2], span[3])), call=call["call"],
+                                     what=f"{what}, which `{name.rpartition('.')[2]}` (in `{_module(name)}`) "
+                                          f"passes to `mindspore.set_seed`")
+                if name not in reported:
+                    reported.add(name)
+                    span = helper["span"]
+                    yield self.report_at(project, helper_path, ((span[0], span[1]), (span[2], span[3])),
+                                         call=helper["call"], what=f"{what} (passed by `{call['call']}`)")
+
+
+def _module(qualname: str) -> str:
+    return qualname.rpartition(".")[0]
+
+
+def _seed_argument(ctx, node: ast.Call) -> Optional[ast.expr]:
+    """The seed of a `mindspore.set_seed(...)` call, else None."""
+    if not isinstance(node, ast.Call) or ctx.names.qualname(node.func) not in GLOBAL_SEEDS:
+        return None
+    return node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "seed"), None)
+
+
+def _shown(ctx, node: ast.Call) -> str:
+    call = " ".join(ctx.text(node).split())
+    return call if len(call) <= 60 else f"{ctx.text(node.func)}(...)"
+
+
+def _indexed(ctx) -> bool:
+    try:
+        ctx.walk.of_kind(ctx.tree, ast.Call)
+    except KeyError:
+        return False
+    return True
+
+
+def _calls(tree: ast.Module):
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+
+
+def _parameters_reaching(ctx, seed: ast.expr, function) -> dict:
+    """{parameter: index} for the parameters of `function` the seed is computed from (through its locals)."""
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    names = set(positional) | {a.arg for a in function.args.kwonlyargs}
+    found, seen, stack = {}, set(), [seed]
+    while stack:
+        expr = stack.pop()
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
+                seen.add(node.id)
+                assigned = _assigned(ctx, function, node.id)
+                if assigned:
+                    stack.extend(assigned)
+                elif node.id in names:
+                    found[node.id] = positional.index(node.id) if node.id in positional else -1
+    return found
+
+
+def _dependent_arguments(ctx, call: ast.Call, scope) -> dict:
+    """{index or keyword: what rank-dependent or random value it is} for a call's arguments."""
+    passed = {}
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            break
+        what = _dependence(ctx, argument, scope, _DEPTH)
+        if what is not None:
+            passed[str(index)] = what
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            what = _dependence(ctx, keyword.value, scope, _DEPTH)
+            if what is not None:
+                passed[keyword.arg] = what
+    return passed
+
+
+def _helper_called(helpers: dict, callee: str):
+    """The helper a call names: its qualified name, or the one helper of that name under the same package (a
+    package re-exports it: `from mindcv.utils import set_seed` for `mindcv.utils.random.set_seed`)."""
+    if callee in helpers:
+        return callee, helpers[callee]
+    package, _, last = callee.rpartition(".")
+    if not package:
+        return None
+    found = [name for name in helpers if name.endswith(f".{last}") and name.startswith(f"{package}.")]
+    return (found[0], helpers[found[0]]) if len(found) == 1 else None
+
+
+def _passed_to_seed(arguments: dict, parameters: dict) -> Optional[str]:
+    for parameter, index in parameters.items():
+        what = arguments.get(parameter) or (arguments.get(str(index)) if index >= 0 else None)
+        if what is not None:
+            return what
+    return None
 
 
 def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
@@ -106,20 +255,37 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
         elif isinstance(node, ast.Attribute) and RANK_NAMES.match(node.attr):
             return f"the rank (`{ctx.text(node)}`)"
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if RANK_NAMES.match(node.id) and not _constant_from_every_caller(ctx, scope, node.id):
+            if _parameter(scope, node.id):
+                # what a caller passes is judged at the call (`judge`); a default is the function's own value
+                default = _default_of(scope, node.id)
+                found = _dependence(ctx, default, ctx.tree, depth - 1) if default is not None and depth > 0 else None
+                if found is not None:
+                    return f"{found}, the default of `{node.id}`"
+                continue
+            if RANK_NAMES.match(node.id):
                 return f"the rank (`{node.id}`)"
             if depth > 0:
-                local = list(_assigned(scope, node.id))
-                for value in local:
-                    found = _dependence(ctx, value, scope, depth - 1)
-                    if found is not None:
-                        return found
-                if not local and scope is not ctx.tree and not _parameter(scope, node.id):
-                    # a module global (`_seed = np.random.randint(1000)` at module level): drawn in each process
-                    for value in _assigned(ctx.tree, node.id):
-                        found = _dependence(ctx, value, ctx.tree, depth - 1)
-                        if found is not None:
-                            return found
+                found = ctx.memo((_dependence, scope, node.id), lambda name=node.id: _name_dependence(
+                    ctx, name, scope, depth - 1))
+                if found is not None:
+                    return found
+    return None
+
+
+def _name_dependence(ctx, name: str, scope, depth: int) -> Optional[str]:
+    """`_dependence` of what a function's (or the module's) own body assigns to `name`, or of the module global
+    (`_seed = np.random.randint(1000)` at module level: drawn in each process); computed once per name
+    (`ctx.memo`), which also ends cycles (`x = x + 1`)."""
+    local = _assigned(ctx, scope, name)
+    for value in local:
+        found = _dependence(ctx, value, scope, depth)
+        if found is not None:
+            return found
+    if not local and scope is not ctx.tree and not _parameter(scope, name):
+        for value in _assigned(ctx, ctx.tree, name):
+            found = _dependence(ctx, value, ctx.tree, depth)
+            if found is not None:
+                return found
     return None
 
 
@@ -130,46 +296,36 @@ def _parameter(function, name: str) -> bool:
         *filter(None, (arguments.vararg, arguments.kwarg)))}
 
 
-def _constant_from_every_caller(ctx, function, name: str) -> bool:
-    """Is `name` a parameter of a module-level function that every call of it in this module gives a literal (or
-    leaves to a literal default)? A helper whose callers all pass `rank_id=0` seeds every rank alike (issue 19).
-    No call in the module: its callers are elsewhere, and the rank may come from any of them."""
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in ctx.tree.body:
-        return False
-    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    defaults = dict(zip(positional[len(positional) - len(function.args.defaults):], function.args.defaults))
-    defaults.update({a.arg: d for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults) if d is not None})
-    if name not in positional and name not in defaults:
-        return False  # not a parameter: a local or a global
-    calls = [node for node in ctx.walk.of_kind(ctx.tree, ast.Call)
-             if isinstance(node.func, ast.Name) and node.func.id == function.name]
-    if not calls:
-        return False
-    for call in calls:
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            return False
-        given = next((k.value for k in call.keywords if k.arg == name), None)
-        if given is None and name in positional and positional.index(name) < len(call.args):
-            given = call.args[positional.index(name)]
-        if not isinstance(given if given is not None else defaults.get(name), ast.Constant):
-            return False
-    return True
+def _default_of(function, name: str) -> Optional[ast.expr]:
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(zip([a.arg for a in positional][len(positional) - len(arguments.defaults):], arguments.defaults))
+    defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    return defaults.get(name)
 
 
-def _assigned(scope, name: str) -> Iterator[ast.expr]:
+def _assigned(ctx, scope, name: str) -> List[ast.expr]:
     """Values assigned to `name` in the function (or module) body, not in nested definitions."""
-    body: List[ast.AST] = list(scope.body) if isinstance(scope.body, list) else [scope.body]
-    stack = body
+    return ctx.memo((_assigned, scope), lambda: _assignments(scope)).get(name, [])
+
+
+def _assignments(scope) -> Dict[str, List[ast.expr]]:
+    """{name: values assigned to it} in the function (or module) body, not in nested definitions; one walk."""
+    found: Dict[str, List[ast.expr]] = {}
+    stack: List[ast.AST] = list(scope.body) if isinstance(scope.body, list) else [scope.body]
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            yield node.value
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name) and \
-                node.target.id == name and node.value is not None:
-            yield node.value
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name) \
+                and node.value is not None:
+            found.setdefault(node.target.id, []).append(node.value)
         stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _rank_variable(expr: ast.AST) -> bool:
