@@ -78,6 +78,14 @@ class BranchesJoinDifferentKinds(Rule):
     message = "{subject}, in graph code reached from `{entry}`: {consequence}"
 
     def visit_if(self, node: ast.If, ctx):
+        return self._decision(node, ctx, assigns=True)
+
+    def visit_while(self, node: ast.While, ctx):
+        return self._decision(node, ctx, assigns=False)
+
+    def _decision(self, node, ctx, assigns: bool):
+        """An `if` (or `while`) on tensor data: the returns it leads to, then (an `if`) the names both sides
+        assign."""
         tensors = ctx.tensors(node)
         if not _decided_at_run_time(node.test, tensors):
             return
@@ -85,19 +93,11 @@ class BranchesJoinDifferentKinds(Rule):
         if found is not None:
             yield self.report(ctx, node.test, **self._fields(ctx, node, found, "returned"))
             return
-        for name, body_value, other_value in _assigned_on_both_sides(ctx, node):
+        for name, body_value, other_value in _assigned_on_both_sides(ctx, node) if assigns else ():
             found = self._mismatch(ctx, tensors, [body_value], [other_value])
             if found is not None:
                 yield self.report(ctx, node.test, **self._fields(ctx, node, found, f"assigned to `{name}`"))
                 return
-
-    def visit_while(self, node: ast.While, ctx):
-        tensors = ctx.tensors(node)
-        if not _decided_at_run_time(node.test, tensors):
-            return
-        found = self._returns_mismatch(ctx, tensors, node)
-        if found is not None:
-            yield self.report(ctx, node.test, **self._fields(ctx, node, found, "returned"))
 
     def _returns_mismatch(self, ctx, tensors, node) -> Optional[Pair]:
         """When a side of `node` returns, every `return` the decision leads to is joined: those of both sides
