@@ -430,3 +430,20 @@ def test_server_without_pygls_says_what_to_install(monkeypatch, capsys):
     monkeypatch.delattr("ms_lint.lsp", raising=False)  # else `from ms_lint import lsp` finds the loaded module
     assert main(["server"]) == 2
     assert re.search(r"install ms-lint\[lsp\]", capsys.readouterr().err)
+
+
+@server_test
+async def test_the_server_judges_project_rules_on_the_open_file_alone(client: LanguageClient, tmp_path):
+    """Issue 15: like flake8, the server sees the open file: a rank passed into a seed helper of another file is
+    not reported, the same two in one file are (at the call and at the helper's `set_seed`)."""
+    (tmp_path / "seeding.py").write_text(
+        "import mindspore as ms\n\n\ndef seed_all(seed, rank=0):\n    ms.set_seed(seed + rank)\n", encoding="utf-8")
+    train = ("from mindspore.communication import get_rank, init\n\nfrom seeding import seed_all\n\n"
+             "init()\nseed_all(42, get_rank())\n")
+    uri = _uri(client, tmp_path, "train.py", train)
+    assert [d.code for d in (await _open(client, uri, train)).diagnostics if d.code == "MSL054"] == []
+    alone = ("import mindspore as ms\nfrom mindspore.communication import get_rank, init\n\n\n"
+             "def seed_all(seed, rank=0):\n    ms.set_seed(seed + rank)\n\n\ninit()\nseed_all(42, get_rank())\n")
+    uri = _uri(client, tmp_path, "alone.py", alone)
+    found = [d for d in (await _open(client, uri, alone)).diagnostics if d.code == "MSL054"]
+    assert sorted(d.range.start.line for d in found) == [5, 9]
