@@ -77,6 +77,7 @@ class GraphScope:
         self._top_level: Optional[Dict[str, FunctionNode]] = None
         # function -> the calls in graph code that reach it (for inferring what its parameters hold)
         self.call_sites: Dict[FunctionNode, List[ast.Call]] = {}
+        self._member_kinds: Dict[str, Dict[str, str]] = {}
         self._collect_classes()
         self._collect_entries(source_text)
         # Cells a function runs while it has set STRICT and before it restores the level (syntax_level wins)
@@ -88,6 +89,7 @@ class GraphScope:
         self.names.release()
         self._derived, self._top_level = None, None
         self.call_sites.clear()
+        self._member_kinds.clear()
 
     # ----- queries -------------------------------------------------------------------------------------------
     def _summarized(self, method: ast.AST) -> List[ast.AST]:
@@ -225,6 +227,37 @@ class GraphScope:
             return None
         levels = [level for level, _ in self.walk.memo(facts_of_module, lambda: facts_of_module(self.tree))[0]]
         return "strict" if "strict" in levels else (levels[0] if levels else None)
+
+    def member_kinds(self, owner: ClassSummary) -> Dict[str, str]:
+        """What a class of this module holds by attribute, its bases' included: "parameter", "cell" or
+        "container" (`nn.CellList`, `nn.SequentialCell`), from the `self.<name> = ...` of its methods."""
+        found = self._member_kinds.get(owner.qualname)
+        if found is None:
+            found = self._member_kinds[owner.qualname] = self._members_of(owner)
+        return found
+
+    def _members_of(self, owner: ClassSummary) -> Dict[str, str]:
+        kinds: Dict[str, str] = {}
+        for summary in reversed(list(self.mro(owner))):
+            kinds.update({name: "parameter" for name in summary.parameters})
+            node = summary.node
+            if node is None or parent_of(node) is None:
+                continue  # a class of another module: its names resolve through that module's imports
+            for function in node.body:
+                self_name = self_parameter(function) if isinstance(function, ast.FunctionDef) else None
+                if self_name is None:
+                    continue
+                for statement in ast.walk(function):
+                    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                        qualname = self.names.qualname(statement.value.func)
+                        if not self.is_cell_class(qualname):
+                            continue
+                        kind = "container" if (qualname or "").endswith(("CellList", "SequentialCell")) else "cell"
+                        for target in statement.targets:
+                            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                                    and target.value.id == self_name and target.attr not in summary.parameters:
+                                kinds[target.attr] = kind
+        return kinds
 
     def summary_of(self, qualname: Optional[str]) -> Optional[ClassSummary]:
         """The summary of a class by qualified name: one of this module (nested ones too), else the index's."""

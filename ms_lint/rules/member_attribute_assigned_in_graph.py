@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, Optional
 
-from ms_lint.analysis.walk import parent_of, self_parameter
+from ms_lint.analysis.walk import parent_of
 from ms_lint.rule import Rule
 
 # Measured on 2.10 CPU, LAX and STRICT alike (tests/oracle/test_MSL037_...).
@@ -13,7 +13,6 @@ _SUBSCRIPT = ("an indexed member's attributes cannot be set in graph code (2.10:
               "only attribute and name of class members can be assigned. But got Subscript.`)")
 _SUB_CELL = ("a sub-Cell's attributes cannot be set in graph code (2.10 fails to compile or to run it, e.g. "
              "`RuntimeError: Default/Cast-op0 does not support this kernel data type`)")
-_CELL_CONTAINERS = ("CellList", "SequentialCell")
 
 
 class MemberAttributeAssignedInGraph(Rule):
@@ -115,35 +114,9 @@ class MemberAttributeAssignedInGraph(Rule):
 
 
 def _members(ctx, method) -> Dict[str, str]:
-    """What the class of `method` holds by attribute: "parameter", "cell" or "container" (CellList...)."""
+    """What the class of `method` holds by attribute (`GraphScope.member_kinds`)."""
     owner = ctx.graph.owner_class(method) if method is not None else None
-    if owner is None:
-        return {}
-    return ctx.memo((_members, owner.qualname), lambda: _members_of(ctx, owner))
-
-
-def _members_of(ctx, owner) -> Dict[str, str]:
-    kinds: Dict[str, str] = {}
-    for summary in reversed(list(ctx.graph.mro(owner))):
-        kinds.update({name: "parameter" for name in summary.parameters})
-        node = summary.node
-        if node is None or parent_of(node) is None:
-            continue  # a class of another module: its names resolve through that module's imports
-        for function in node.body:
-            self_name = self_parameter(function) if isinstance(function, ast.FunctionDef) else None
-            if self_name is None:
-                continue
-            for statement in ast.walk(function):
-                if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
-                    qualname = ctx.names.qualname(statement.value.func)
-                    if not ctx.graph.is_cell_class(qualname):
-                        continue
-                    kind = "container" if (qualname or "").endswith(_CELL_CONTAINERS) else "cell"
-                    for target in statement.targets:
-                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                                and target.value.id == self_name and target.attr not in summary.parameters:
-                            kinds[target.attr] = kind
-    return kinds
+    return ctx.graph.member_kinds(owner) if owner is not None else {}
 
 
 def _rooted_at_self(ctx, expr: ast.expr) -> bool:
