@@ -20,8 +20,8 @@ RANDOM_CALLS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "tim
 DISTRIBUTED_MARKERS = ("mindspore.communication", "set_auto_parallel_context", "get_rank", "RANK_ID", "init(")
 _DEPTH = 4
 # what a module must spell for one of its calls to pass the rank or a random draw
-_DEPENDENT_NEEDLES = ("rank", "RANK", "DEVICE_ID", "device_id", "random", "time", "getpid", "urandom", "uuid",
-                      "secrets", "now(")
+_DEPENDENT_NEEDLES = ("rank", "RANK", "DEVICE_ID", "device_id", "random", "time.", "time(", "perf_counter",
+                      "monotonic", "getpid", "urandom", "uuid", "secrets", "now(")
 
 
 class RankDependentSeed(Rule):
@@ -106,9 +106,13 @@ class RankDependentSeed(Rule):
             return None
         helpers, calls = {}, []
         module = ctx.graph.imports.module
+        seed_names = {"set_seed"} | {local for local, qualname in ctx.graph.imports.names.items()
+                                     if qualname in GLOBAL_SEEDS}
         for node in ctx.walk.of_kind(ctx.tree, ast.Call) if _indexed(ctx) else _calls(ctx.tree):
+            seed = _seed_argument(ctx, node) if seeds and spelled_name(node.func) in seed_names else None
+            if seed is None and (not passes or not node.args and not node.keywords):
+                continue
             function = enclosing_function(node)
-            seed = _seed_argument(ctx, node)
             if seed is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                     and function in ctx.tree.body:
                 parameters = _parameters_reaching(ctx, seed, function)
@@ -118,7 +122,7 @@ class RankDependentSeed(Rule):
                         "parameters": parameters, "span": [row, column, end_row, end_column],
                         "call": _shown(ctx, node)}
                 continue
-            if not passes or not node.args and not node.keywords:
+            if seed is not None or not _may_depend(ctx, function or ctx.tree):
                 continue
             qualname = ctx.names.qualname(node.func) or ""
             if not qualname or not ctx.graph.index.may_hold(qualname.partition(".")[0]):
@@ -152,6 +156,23 @@ class RankDependentSeed(Rule):
                     span = helper["span"]
                     yield self.report_at(project, helper_path, ((span[0], span[1]), (span[2], span[3])),
                                          call=helper["call"], what=f"{what} (passed by `{call['call']}`)")
+
+
+def _may_depend(ctx, scope) -> bool:
+    """Can a value in `scope` (a function, or the module) depend on the rank or a random draw: does its text
+    spell one, or does it read a module global whose value does (`_seed = np.random.randint(1000)`)?"""
+    return ctx.memo((_may_depend, scope), lambda: _spells_dependence(ctx, scope))
+
+
+def _spells_dependence(ctx, scope) -> bool:
+    text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+    if any(needle in text for needle in _DEPENDENT_NEEDLES):
+        return True
+    dependent = ctx.memo(_spells_dependence, lambda: frozenset(
+        target.id for statement in ctx.tree.body if isinstance(statement, ast.Assign)
+        and any(needle in ctx.text(statement.value) for needle in _DEPENDENT_NEEDLES)
+        for target in statement.targets if isinstance(target, ast.Name)))
+    return bool(dependent) and any(name in dependent for name in ctx.walk.nodes_of(scope).loads)
 
 
 def _module(qualname: str) -> str:

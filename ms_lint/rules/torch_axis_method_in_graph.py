@@ -74,7 +74,8 @@ class TorchAxisMethodInGraph(Rule):
         """The PyTorch calls of the module's graph code, whether the module selects GRAPH_MODE, and the modules it
         imports: which of them compile in GRAPH_MODE is a fact of the project (`judge`)."""
         text = ctx.source.text
-        graph_mode = selects_graph_mode(text.encode("utf-8", errors="replace")) if "mode" in text else None
+        may_select = "GRAPH_MODE" in text or "mode=0" in text or "mode = 0" in text
+        graph_mode = selects_graph_mode(text.encode("utf-8", errors="replace")) if may_select else None
         calls = list(self._calls(ctx)) if ".transpose(" in text or ".expand(" in text else []
         if not calls and graph_mode is None:
             return None

@@ -14,6 +14,10 @@ _KNOWN = frozenset(dir(builtins)) | _MODULE_ATTRIBUTES
 # Calls through which a module can define names a reader cannot see.
 _DYNAMIC = frozenset({"globals", "vars", "exec", "eval", "__import__", "locals"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# the node classes `_defined_names` looks at
+_BINDING_CLASSES = frozenset({ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
+                              ast.ImportFrom, ast.arg, ast.ExceptHandler, ast.MatchAs, ast.MatchStar,
+                              ast.MatchMapping})
 
 
 class UndefinedNameInGraph(Rule):
@@ -77,7 +81,7 @@ class UndefinedNameInGraph(Rule):
     def _check(self, function, ctx):
         if not ctx.graph.is_compiled(function):
             return
-        defined = ctx.memo(_defined_names, lambda: _defined_names(ctx.tree))
+        defined = ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree)))
         if defined is None:
             return
         for name in _own_loads(ctx, function):
@@ -104,11 +108,14 @@ def _own_loads(ctx, function):
                 yield from (n for n in ast.walk(default) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
-def _defined_names(tree: ast.Module) -> Optional[FrozenSet[str]]:
+def _defined_names(nodes) -> Optional[FrozenSet[str]]:
     """Every name bound anywhere in the module (any scope: an over-approximation that errs towards silence), or
-    None when the module can define names a reader cannot see."""
+    None when the module can define names a reader cannot see. `nodes`: the module's walk."""
     names = set()
-    for node in ast.walk(tree):
+    tree = nodes[0]
+    for node in nodes:
+        if node.__class__ not in _BINDING_CLASSES:
+            continue  # most nodes: one set lookup
         if isinstance(node, ast.Name):
             if not isinstance(node.ctx, ast.Load):
                 names.add(node.id)
