@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_lint.analysis.imports import statements
 from ms_lint.analysis.walk import BINDER_KINDS, FunctionNode, ModuleWalk, parent_of
@@ -152,3 +152,18 @@ def bound_names(node: Any) -> List[str]:
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return [(a.asname or a.name).partition(".")[0] for a in node.names]
     return [node.name]
+
+
+def flatten_targets(targets) -> Iterator[ast.expr]:
+    """The single targets of assignment targets: `a`, `self.x` and `b` of `(a, self.x), *b = ...`."""
+    for target in targets:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            yield from flatten_targets(target.elts)
+        else:
+            yield target.value if isinstance(target, ast.Starred) else target
+
+
+def makes_dict(value: Optional[ast.AST]) -> bool:
+    """A dict display, a dict comprehension or `dict(...)`."""
+    return isinstance(value, (ast.Dict, ast.DictComp)) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict")

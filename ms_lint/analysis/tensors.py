@@ -17,7 +17,14 @@ from typing import Any, Dict, List, Optional, Tuple
 from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import assignments_of, bound_names, target_names
 from ms_lint.analysis.graph import GraphScope
-from ms_lint.analysis.walk import FUNCTIONS, enclosing_function, parent_of, self_parameter, spelled_name
+from ms_lint.analysis.walk import (
+    FUNCTIONS,
+    enclosing_function,
+    parameter_defaults,
+    parent_of,
+    self_parameter,
+    spelled_name,
+)
 
 # Attributes and methods of a tensor that are Python metadata, not tensor data.
 METADATA_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "itemsize", "nbytes", "size", "strides", "device"})
@@ -371,9 +378,7 @@ class TensorValues:
         """parameter name -> "tensor" | "scalar" (self/cls excluded)."""
         arguments = self.function.args
         positional = [*arguments.posonlyargs, *arguments.args]
-        defaults = dict(zip([a.arg for a in positional][len(positional) - len(arguments.defaults):],
-                            arguments.defaults))
-        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+        defaults = parameter_defaults(arguments)
         owner = self.graph.owner_class(self.function)
         skip = self_parameter(self.function) if owner is not None else None
         kinds: Dict[str, str] = {}

@@ -75,6 +75,14 @@ def self_parameter(function: FunctionNode) -> Optional[str]:
     return args[0].arg if args else None
 
 
+def parameter_defaults(arguments: ast.arguments) -> Dict[str, ast.expr]:
+    """{parameter name: its default expression} for a def's (or lambda's) `arguments`."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(zip([a.arg for a in positional][len(positional) - len(arguments.defaults):], arguments.defaults))
+    defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    return defaults
+
+
 def spelled_name(expr: ast.AST) -> Optional[str]:
     """The last name a callee is spelled with: the attribute of `a.b.f`, the name `f`; None for anything else
     (`f()()`, `fs[0]`). What the source says, not what an import binds it to (see `Names.last_name`)."""
@@ -153,11 +161,14 @@ class ModuleWalk:
         return body_start, body_end
 
     def of_kind(self, node: ast.AST, kind: type) -> List[ast.AST]:
-        """The nodes of class `kind` (one of `INDEXED_KINDS`) under the module, a def, a lambda or a class of
-        this module, in preorder: found by bisection in the positions the module's walk recorded."""
+        """The nodes of class `kind` under the module, a def, a lambda or a class of this module, in preorder:
+        found by bisection in the positions the module's walk recorded, or by a scan of the span for a class the
+        walk was not asked to record (a project rule's `collect` runs whether or not its hooks did)."""
         start, end = self._spans[node]
-        positions = self._positions[kind]
         order = self.order
+        positions = self._positions.get(kind)
+        if positions is None:
+            return [order[i] for i in range(start, end) if order[i].__class__ is kind]
         return [order[i] for i in positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]]
 
     def positions_of(self, kinds: Iterable[type]) -> List[int]:

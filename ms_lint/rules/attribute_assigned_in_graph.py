@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 
+from ms_lint.analysis.bindings import flatten_targets
 from ms_lint.rule import Rule
 
 # Framework bases that hold no Parameter of their own.
@@ -100,7 +101,7 @@ class AttributeAssignedInGraph(Rule):
             yield from self._check(ctx, node, [node.target])
 
     def _check(self, ctx, statement, targets):
-        flat = list(_flatten(targets))
+        flat = list(flatten_targets(targets))
         attributes = [a.attr for a in flat if self._is_plain_attribute(ctx, a)]
         if attributes:  # one finding per statement, naming every attribute it assigns
             yield self.report(ctx, statement, attribute="`, `self.".join(attributes),
@@ -139,11 +140,3 @@ class AttributeAssignedInGraph(Rule):
         # an unresolvable base or a MindSpore layer (nn.Dense...) may hold it as a Parameter
         return all(base in _PLAIN_BASES or ctx.graph.index.class_kind(base) is None
                    for base in ctx.graph.external_bases(owner))
-
-
-def _flatten(targets):
-    for target in targets:
-        if isinstance(target, (ast.Tuple, ast.List)):
-            yield from _flatten(target.elts)
-        else:
-            yield target.value if isinstance(target, ast.Starred) else target

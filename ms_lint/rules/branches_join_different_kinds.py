@@ -261,28 +261,31 @@ def _always_leaves(statements: List[ast.stmt]) -> bool:
     return bool(statements) and isinstance(statements[-1], _TERMINATORS)
 
 
-def _following(ctx, node: ast.stmt) -> List[ast.stmt]:
-    """The statements after `node` in its block: the other side when the `if` body always returns."""
+def _block_around(ctx, node: ast.stmt) -> Tuple[List[ast.stmt], int]:
+    """The statement list holding `node`, and where it stands in it (([], 0) when none does)."""
     parent = ctx.parent(node)
     for field in ("body", "orelse", "finalbody"):
         block = getattr(parent, field, None)
         if isinstance(block, list) and node in block:
-            return block[block.index(node) + 1:]
-    return []
+            return block, block.index(node)
+    return [], 0
+
+
+def _following(ctx, node: ast.stmt) -> List[ast.stmt]:
+    """The statements after `node` in its block: the other side when the `if` body always returns."""
+    block, index = _block_around(ctx, node)
+    return block[index + 1:]
 
 
 def _assigned_on_both_sides(ctx, node: ast.If) -> Iterator[Tuple[str, ast.expr, ast.expr]]:
     """(name, value on the `if` side, value on the other side) for names both sides give a value: assigned in
     the body and in the `else`, or in the body only and just before the `if`."""
-    body, before = _last_assignments(node.body), None
+    body = _last_assignments(node.body)
     if node.orelse:
         other = _last_assignments(node.orelse)
     else:
-        parent = ctx.parent(node)
-        block: List[ast.stmt] = next(
-            (getattr(parent, f) for f in ("body", "orelse") if node in getattr(parent, f, [])), [])
-        before = block[:block.index(node)] if block else []
-        other = _last_assignments(before)
+        block, index = _block_around(ctx, node)
+        other = _last_assignments(block[:index])
     if _always_leaves(node.body) or (node.orelse and _always_leaves(node.orelse)):
         return
     for name, value in body.items():

@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ms_lint.analysis.bindings import makes_dict
 from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Rule
 
@@ -99,9 +100,7 @@ def _is_dict(ctx, name: ast.Name) -> bool:
         return not any(isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
                        and name.id in {getattr(t, "id", None) for t in _targets(node)}
                        for node in ctx.walk.subtree(function))
-    value = ctx.tensors(name).definition(name)
-    return isinstance(value, (ast.Dict, ast.DictComp)) or (
-        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict")
+    return makes_dict(ctx.tensors(name).definition(name))
 
 
 def _membership_guard(ctx, node: ast.AST, dict_name: str) -> Optional[str]:

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional
+from typing import Optional
 
-from ms_lint.analysis.walk import parent_of, self_parameter
+from ms_lint.analysis.walk import enclosing_function, parameter_defaults, parent_of, self_parameter
 from ms_lint.rule import Rule
 
 _DEFAULT = ("`ValueError: An error occurred while parsing the positional information of the lambda expression.`")
@@ -62,7 +62,7 @@ class LambdaNotAlone(Rule):
     needles = ("lambda",)
 
     def visit_lambda(self, node: ast.Lambda, ctx):
-        if ctx.graph.is_compiled(_enclosing_def(node) or node):
+        if ctx.graph.is_compiled(enclosing_function(node) or node):
             return  # created in graph code: compiled where it stands
         cell = ctx.graph.cell_of(node)
         stored = _stored_in(node)
@@ -74,20 +74,13 @@ class LambdaNotAlone(Rule):
             yield self.report(ctx, node, attribute=attribute, entry=entry, compiler=compiler)
 
 
-def _enclosing_def(node: ast.AST) -> Optional[ast.AST]:
-    parent = parent_of(node)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        parent = parent_of(parent)
-    return parent
-
-
 def _stored_in(node: ast.Lambda):
     """(attribute, the compiler's message) when the lambda ends up in `self.<attribute>` without being the whole
     value of that assignment; None otherwise (`self.fn = lambda x: x` included)."""
     parent = parent_of(node)
     if isinstance(parent, ast.arguments):  # `def __init__(self, fn=lambda x: x)`, then `self.fn = fn`
         function = parent_of(parent)
-        parameter = _parameter_with_default(parent, node)
+        parameter = next((name for name, default in parameter_defaults(parent).items() if default is node), None)
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or parameter is None:
             return None
         for statement in ast.walk(function):
@@ -104,7 +97,7 @@ def _stored_in(node: ast.Lambda):
         child, parent = parent, parent_of(parent)
     if not isinstance(parent, ast.Assign) or child is node:
         return None  # not stored, or alone: `self.fn = lambda x: x`
-    function = _enclosing_def(parent)
+    function = enclosing_function(parent)
     attribute = _self_target(parent, self_parameter(function) if isinstance(function, ast.FunctionDef) else None)
     return (attribute, _NOT_ALONE.format(node=type(child).__name__)) if attribute else None
 
@@ -119,14 +112,6 @@ def _passes_through(container: ast.expr, child: ast.AST) -> bool:
     if isinstance(container, ast.Subscript):
         return child is container.value
     return isinstance(container, (ast.List, ast.Tuple, ast.Set, ast.BoolOp, ast.Starred))
-
-
-def _parameter_with_default(arguments: ast.arguments, default: ast.expr) -> Optional[str]:
-    positional = [*arguments.posonlyargs, *arguments.args]
-    pairs: Dict[int, str] = {id(d): a.arg for a, d in zip(positional[len(positional) - len(arguments.defaults):],
-                                                          arguments.defaults)}
-    pairs.update({id(d): a.arg for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
-    return pairs.get(id(default))
 
 
 def _self_target(statement: ast.Assign, self_name: Optional[str]) -> Optional[str]:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, Optional
+from typing import Dict, Optional
 
+from ms_lint.analysis.bindings import flatten_targets
 from ms_lint.analysis.walk import parent_of
 from ms_lint.rule import Rule
 
@@ -88,7 +89,7 @@ class MemberAttributeAssignedInGraph(Rule):
         return self._check(ctx, [node.target]) if node.value is not None else None
 
     def _check(self, ctx, targets):
-        for target in _flatten(targets):
+        for target in flatten_targets(targets):
             if isinstance(target, ast.Attribute):
                 why = self._refusal(ctx, target)
                 if why is not None:
@@ -138,11 +139,3 @@ def _iterates_cell_container(name: ast.Name, members: Dict[str, str], tensors) -
                 and members.get(iterated.attr) == "container"
         loop = parent_of(loop)
     return False
-
-
-def _flatten(targets) -> Iterator[ast.expr]:
-    for target in targets:
-        if isinstance(target, (ast.Tuple, ast.List)):
-            yield from _flatten(target.elts)
-        else:
-            yield target.value if isinstance(target, ast.Starred) else target

@@ -5,7 +5,7 @@ import re
 from typing import Dict, List, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function, spelled_name
+from ms_lint.analysis.walk import enclosing_function, parameter_defaults, spelled_name
 from ms_lint.rule import Rule
 
 GLOBAL_SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed"})
@@ -108,7 +108,7 @@ class RankDependentSeed(Rule):
         module = ctx.graph.imports.module
         seed_names = {"set_seed"} | {local for local, qualname in ctx.graph.imports.names.items()
                                      if qualname in GLOBAL_SEEDS}
-        for node in ctx.walk.of_kind(ctx.tree, ast.Call) if _indexed(ctx) else _calls(ctx.tree):
+        for node in ctx.walk.of_kind(ctx.tree, ast.Call):
             seed = _seed_argument(ctx, node) if seeds and spelled_name(node.func) in seed_names else None
             if seed is None and (not passes or not node.args and not node.keywords):
                 continue
@@ -191,18 +191,6 @@ def _shown(ctx, node: ast.Call) -> str:
     return call if len(call) <= 60 else f"{ctx.text(node.func)}(...)"
 
 
-def _indexed(ctx) -> bool:
-    try:
-        ctx.walk.of_kind(ctx.tree, ast.Call)
-    except KeyError:
-        return False
-    return True
-
-
-def _calls(tree: ast.Module):
-    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-
-
 def _parameters_reaching(ctx, seed: ast.expr, function) -> dict:
     """{parameter: index} for the parameters of `function` the seed is computed from (through its locals)."""
     positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
@@ -278,7 +266,7 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if _parameter(scope, node.id):
                 # what a caller passes is judged at the call (`judge`); a default is the function's own value
-                default = _default_of(scope, node.id)
+                default = parameter_defaults(scope.args).get(node.id)
                 found = _dependence(ctx, default, ctx.tree, depth - 1) if default is not None and depth > 0 else None
                 if found is not None:
                     return f"{found}, the default of `{node.id}`"
@@ -315,14 +303,6 @@ def _parameter(function, name: str) -> bool:
     return arguments is not None and name in {a.arg for a in (
         *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
         *filter(None, (arguments.vararg, arguments.kwarg)))}
-
-
-def _default_of(function, name: str) -> Optional[ast.expr]:
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = dict(zip([a.arg for a in positional][len(positional) - len(arguments.defaults):], arguments.defaults))
-    defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
-    return defaults.get(name)
 
 
 def _assigned(ctx, scope, name: str) -> List[ast.expr]:

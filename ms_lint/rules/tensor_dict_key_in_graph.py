@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 
 from ms_lint.analysis import framework
+from ms_lint.analysis.bindings import makes_dict
 from ms_lint.rule import Rule
 
 _OPS = ("mindspore.ops.", "mindspore.mint.")
@@ -67,14 +68,9 @@ class TensorDictKeyInGraph(Rule):
         if len(node.targets) != 1 or not isinstance(target, ast.Subscript) or not isinstance(target.value, ast.Name):
             return None
         tensors = ctx.tensors(node)
-        if not (_is_dict(tensors.definition(target.value)) and _run_time_tensor(ctx, tensors, target.slice)):
+        if not (makes_dict(tensors.definition(target.value)) and _run_time_tensor(ctx, tensors, target.slice)):
             return None
         return iter((self.report(ctx, target.slice, key=ctx.text(target.slice), evaluator="dict_setitem"),))
-
-
-def _is_dict(value) -> bool:
-    return isinstance(value, (ast.Dict, ast.DictComp)) or (
-        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict")
 
 
 def _run_time_tensor(ctx, tensors, expr: ast.AST, depth: int = 0) -> bool:

@@ -3,10 +3,10 @@ from __future__ import annotations
 import ast
 import os
 from collections import deque
-from typing import Dict, Optional, Set
+from typing import Dict, Optional
 
+from ms_lint.analysis import projects
 from ms_lint.analysis.compile_context import selects_graph_mode
-from ms_lint.analysis.walk import all_statements
 from ms_lint.rule import Edit, Fix, Rule
 
 # Two-axis transposes that swap the two axes of a 2-D tensor in both readings (PyTorch's dims, MindSpore's
@@ -79,16 +79,15 @@ class TorchAxisMethodInGraph(Rule):
         calls = list(self._calls(ctx)) if ".transpose(" in text or ".expand(" in text else []
         if not calls and graph_mode is None:
             return None
-        return {"module": ctx.graph.imports.module, "graph_mode": graph_mode, "calls": calls,
-                "imports": sorted(_imported_modules(ctx))}
+        return {"graph_mode": graph_mode, "calls": calls, "imports": projects.imported_files(ctx)}
 
     def judge(self, project):
-        modules = {facts["module"]: (path, facts) for path, facts in project.modules.items() if facts}
+        modules = {os.path.abspath(path): (path, facts) for path, facts in project.modules.items() if facts}
         reasons = _compiled_in_graph_mode(modules)
         for path, facts in project.modules.items():
             if not facts:
                 continue
-            reason = reasons.get(facts["module"])
+            reason = reasons.get(os.path.abspath(path))
             for call in facts["calls"]:
                 why = "a `@jit` function" if call["jit"] else reason
                 if why is None:
@@ -132,24 +131,11 @@ class TorchAxisMethodInGraph(Rule):
                    "consequence": consequence, "replacement": replacement}
 
 
-def _imported_modules(ctx) -> Set[str]:
-    """Every module the module imports anywhere (a `__main__` block's imports too), by absolute name."""
-    found: Set[str] = set()
-    for node in all_statements(ctx.tree.body):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = ctx.graph.imports.absolute(node.module, node.level)
-            if base is not None:
-                found.add(base)
-                found.update(f"{base}.{alias.name}" for alias in node.names)
-    return found
-
-
 def _compiled_in_graph_mode(modules) -> Dict[str, str]:
-    """{module: why it compiles in GRAPH_MODE} for the modules that select it and every linted module they import,
-    directly or through other linted modules: a model file's `__main__` block selecting GRAPH_MODE makes its own
-    imports graph code, not the whole project (a library like mindone runs most models in PyNative)."""
+    """{module's absolute path: why it compiles in GRAPH_MODE} for the modules that select it and every linted
+    module they import (`projects.imported_files`), directly or through other linted modules: a model file's
+    `__main__` block selecting GRAPH_MODE makes its own imports graph code, not the whole project (a library like
+    mindone runs most models in PyNative)."""
     reasons: Dict[str, str] = {}
     queue: deque = deque()
     for name, (path, facts) in sorted(modules.items()):
