@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional
+from typing import Any, Optional
 
-from ms_lint.analysis import bindings, framework
-from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.fixing import edits
 from ms_lint.rule import Edit, Fix, Rule
+from ms_lint.rules._mindspore_values import bound_values, host_kind, receiver_kind, shown_receiver, uses_mindtorch
 from ms_lint.source import walk
 
 # PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
@@ -14,12 +14,6 @@ MISSING = {"cuda": ("tensor", "cell"), "cpu": ("tensor", "cell"), "detach": ("te
 # Device names `Tensor.to` / `Cell.to` reject in 2.10 (measured: "cuda", "cuda:0", "gpu", "GPU", "mps", "xpu";
 # "cpu", "CPU", "Ascend", "npu" and "meta" are accepted).
 TORCH_DEVICES = ("cuda", "gpu", "mps", "xpu")
-# Tensor methods returning tensors: `t.reshape(2, 3).size()` is still a tensor's `size`.
-_TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "transpose", "permute", "squeeze",
-                             "unsqueeze", "expand_dims", "flatten", "copy", "clone", "contiguous", "abs", "sum",
-                             "mean", "exp", "log", "sqrt", "matmul", "to", "type_as"})
-_MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")
-_MAX_DEPTH = 8
 _ON = {"tensor": "on a MindSpore tensor", "cell": "on a MindSpore Cell"}
 _NO_GRAD = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode")
 _NO_GRAD_NAMES = frozenset(qualname.rpartition(".")[2] for qualname in _NO_GRAD)
@@ -92,17 +86,17 @@ class TorchTensorApi(Rule):
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
-        if method not in MISSING and method not in ("size", "shape", "to") or _uses_mindtorch(ctx):
+        if method not in MISSING and method not in ("size", "shape", "to") or uses_mindtorch(ctx):
             return
         # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
         shown = _torch_device(ctx, _device_argument(node)) if method == "to" else None
         if method == "to" and shown is None:
             return
-        kind = self._receiver_kind(ctx, func.value, node)
+        kind = receiver_kind(ctx, func.value, node)
         if kind is None:
             return
-        call = f"{_short(ctx, func.value)}.{method}(...)" if node.args or node.keywords else \
-            f"{_short(ctx, func.value)}.{method}()"
+        call = f"{shown_receiver(ctx, func.value)}.{method}(...)" if node.args or node.keywords else \
+            f"{shown_receiver(ctx, func.value)}.{method}()"
         compiled = ctx.graph.is_compiled(node)
         if method in ("size", "shape"):
             if kind != "tensor":
@@ -124,14 +118,14 @@ class TorchTensorApi(Rule):
 
     def visit_with(self, node: ast.With, ctx):
         for item in node.items:
-            if _is_no_grad(ctx, item.context_expr, enclosing_function(node)) and not _uses_mindtorch(ctx) \
+            if _is_no_grad(ctx, item.context_expr, enclosing_function(node)) and not uses_mindtorch(ctx) \
                     and _only_mindspore(ctx, node):
                 yield self._no_grad(ctx, item.context_expr)
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
         for decorator in node.decorator_list:
             # a decorator's names resolve in the scope of the function it decorates (`GraphScope.qualname`)
-            if _is_no_grad(ctx, decorator, node) and not _uses_mindtorch(ctx) and _only_mindspore(ctx, node):
+            if _is_no_grad(ctx, decorator, node) and not uses_mindtorch(ctx) and _only_mindspore(ctx, node):
                 yield self._no_grad(ctx, decorator)
 
     def visit_keyword(self, node: ast.keyword, ctx):
@@ -142,7 +136,7 @@ class TorchTensorApi(Rule):
 
     def _device(self, node: ast.keyword, ctx):
         call = ctx.parent(node)
-        if not isinstance(call, ast.Call) or _uses_mindtorch(ctx):
+        if not isinstance(call, ast.Call) or uses_mindtorch(ctx):
             return
         qualname = ctx.names.qualname(call.func) or ""
         value: Any = node.value
@@ -155,17 +149,6 @@ class TorchTensorApi(Rule):
                            consequence="PyTorch's grad mode has no effect on MindSpore (gradients come only from "
                                        "`mindspore.grad`/`value_and_grad`); it only makes the module need PyTorch")
 
-    # ----- what the receiver is -------------------------------------------------------------------------------
-    def _receiver_kind(self, ctx, receiver: ast.expr, call: ast.Call) -> Optional[str]:
-        if _mentions_torch(ctx, receiver):
-            return None
-        if ctx.graph.is_compiled(call):
-            tensors = ctx.tensors(call)
-            cell = ctx.graph.cell_of(enclosing_function(call))
-            if cell is not None and cell.kind == "module":
-                return None
-            return "tensor" if tensors.is_graph_tensor(receiver) else None
-        return _host_kind(ctx, receiver, {}, 0)
 
     # ----- fixes ----------------------------------------------------------------------------------------------
     @staticmethod
@@ -200,31 +183,12 @@ def _missing(method: str, kind: str, compiled: bool) -> str:
     return f"MindSpore's {owner} has no `{method}` ({where}); {advice[method]}"
 
 
-def _short(ctx, expr: ast.expr) -> str:
-    text = ctx.text(expr)
-    if len(text) > 30 or "\n" in text:
-        return "..."
-    return text if isinstance(expr, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)) else f"({text})"
-
-
 def _device_argument(call: ast.Call) -> Optional[ast.expr]:
     return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device"), None)
 
 
-def _uses_mindtorch(ctx) -> bool:
-    """Computed once per module: every candidate call asks."""
-    imports = ctx.graph.imports
-    return ctx.memo(_uses_mindtorch, lambda: imports.mstorch or any(
-        target.partition(".")[0] == "mindtorch" for target in imports.names.values()))
 
 
-def _mentions_torch(ctx, expr: ast.expr) -> bool:
-    for node in walk(expr):
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            qualname = ctx.names.qualname(node)
-            if qualname and qualname.partition(".")[0] in ("torch", "torchvision"):
-                return True
-    return False
 
 
 def _torch_device(ctx, expr: Optional[ast.expr]) -> Optional[str]:
@@ -236,7 +200,7 @@ def _torch_device(ctx, expr: Optional[ast.expr]) -> Optional[str]:
     if _is_torch_device_call(ctx, expr):
         return f"`{ctx.text(expr)}`" if len(ctx.text(expr)) < 40 else "`torch.device(...)`"
     if isinstance(expr, ast.Name):
-        values = _bindings(ctx, expr)
+        values = bound_values(ctx, expr)
         if values and all(_torch_device(ctx, v) is not None for v in values if v is not expr):
             return f"`{expr.id}` (a PyTorch device)"
     return None
@@ -279,124 +243,19 @@ def _only_mindspore(ctx, block) -> bool:
                     return False
             if isinstance(node, ast.Call) and not calls_mindspore:
                 qualname = ctx.names.qualname(node.func) or ""
-                calls_mindspore = qualname.startswith("mindspore.") or _host_kind(ctx, node.func, {}, 0) == "cell"
+                calls_mindspore = qualname.startswith("mindspore.") or host_kind(ctx, node.func, {}, 0) == "cell"
     return calls_mindspore
 
 
-# ----- host values provably built with MindSpore --------------------------------------------------------------
-def _host_kind(ctx, expr: ast.expr, memo: Dict[int, Optional[str]], depth: int) -> Optional[str]:
-    """"tensor" or "cell" if `expr` provably holds a MindSpore tensor or Cell in host code, else None."""
-    if depth > _MAX_DEPTH:
-        return None
-    key = id(expr)
-    if key in memo:
-        return memo[key]
-    memo[key] = None
-    result = _host_kind_of(ctx, expr, memo, depth + 1)
-    memo[key] = result
-    return result
 
 
-def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
-    graph = ctx.graph
-    if isinstance(expr, ast.Call):
-        qualname = graph.names.qualname(expr.func)
-        if qualname and _is_mindspore_tensor_call(qualname):
-            return "tensor"
-        if qualname and _is_mindspore_cell_class(ctx, qualname):
-            return "cell"
-        if isinstance(expr.func, ast.Call):  # ops.ReLU()(x)
-            inner = graph.names.qualname(expr.func.func) or ""
-            if inner.startswith("mindspore.ops.") and inner.rpartition(".")[2][:1].isupper() \
-                    and not framework.returns_metadata(inner):
-                return "tensor"
-        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _TENSOR_METHODS:
-            receiver = _host_kind(ctx, expr.func.value, memo, depth)
-            return receiver if receiver == "tensor" or expr.func.attr == "to" else None
-        return None
-    if isinstance(expr, ast.Name):
-        values = _bindings(ctx, expr)
-        if not values:
-            return None
-        kinds = {_annotated_kind(ctx, v) if isinstance(v, ast.arg) else _host_kind(ctx, v, memo, depth)
-                 for v in values}
-        return kinds.pop() if len(kinds) == 1 else None
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
-        return _self_parameter(ctx, expr)
-    if isinstance(expr, ast.Subscript):
-        return "tensor" if _host_kind(ctx, expr.value, memo, depth) == "tensor" else None
-    if isinstance(expr, ast.BinOp):
-        operands = [_host_kind(ctx, o, memo, depth) for o in (expr.left, expr.right)]
-        numbers = [isinstance(o, ast.Constant) and type(o.value) in (int, float) for o in (expr.left, expr.right)]
-        if "tensor" in operands and all(k == "tensor" or n for k, n in zip(operands, numbers)):
-            return "tensor"
-    return None
 
 
-def _is_mindspore_tensor_call(qualname: str) -> bool:
-    if qualname.startswith("mindspore.") and (qualname in framework.TENSOR_CLASSES
-                                              or qualname in framework.PARAMETER_CLASSES):
-        return True
-    return qualname.startswith(_MINDSPORE_TENSOR_PACKAGES) and not qualname.rpartition(".")[2][:1].isupper() \
-        and framework.returns_tensor(qualname)
 
 
-def _is_mindspore_cell_class(ctx, qualname: str) -> bool:
-    for cell in ctx.graph.cells.values():
-        if cell.summary.qualname == qualname:
-            return cell.kind == "cell" and not cell.assumed
-    return ctx.graph.index.class_kind(qualname) == "cell"
 
 
-def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
-    if arg.annotation is None:
-        return None
-    qualname = ctx.names.qualname(arg.annotation) or ""
-    return "tensor" if qualname.startswith("mindspore.") and qualname in framework.TENSOR_CLASSES else None
 
 
-def _self_parameter(ctx, expr: ast.Attribute) -> Optional[str]:
-    function = enclosing_function(expr)
-    owner = ctx.graph.owner_class(function) if function is not None else None
-    if owner is None or function is None or getattr(expr.value, "id", None) != self_parameter(function):
-        return None
-    return "tensor" if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)) else None
 
 
-def _bindings(ctx, name: ast.Name) -> List[Any]:
-    """Every value bound to `name` in its scope (the function it is in, else the module): assigned values, or
-    the `ast.arg` of a parameter. Empty when any binding is of another form (loop target, unpacking, `with`,
-    augmented assignment, import, `global`), which the rule does not follow."""
-    function = enclosing_function(name)
-    if function is not None and name.id not in ctx.names.local_names(function):
-        function = None  # a module name read inside a function
-    values: List[Any] = []  # expressions, and the `ast.arg` of a parameter
-    if function is not None:
-        arguments = function.args
-        for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
-            if arg.arg == name.id:
-                values.append(arg)
-    for node in bindings.binders(ctx.walk, function, name.id):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name) and target.id == name.id:
-                    values.append(node.value)
-                elif any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(target)):
-                    return []
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name.id:
-            if node.value is None:
-                continue
-            values.append(node.value)
-        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
-                               ast.NamedExpr)):
-            bound = getattr(node, "target", None) or getattr(node, "optional_vars", None)
-            if bound is not None and any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(bound)):
-                return []
-        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name.id in node.names:
-            return []
-        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound = [(a.asname or a.name).partition(".")[0] for a in node.names] if isinstance(
-                node, (ast.Import, ast.ImportFrom)) else [node.name]
-            if name.id in bound:
-                return []
-    return values

@@ -1,0 +1,176 @@
+"""Which values are MindSpore tensors or Cells for certain: what the rules on MindSpore's Tensor API (MSL064,
+MSL069) ask of a method call's receiver.
+
+A module of `ms_lint.rules` that defines no rule (discovery only takes `Rule` subclasses), so that neither rule
+imports the other.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, List, Optional
+
+from ms_lint.analysis import bindings, framework
+from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.source import walk
+
+# Tensor methods returning tensors: `t.reshape(2, 3).size()` is still a tensor's `size`.
+_TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "transpose", "permute", "squeeze",
+                             "unsqueeze", "expand_dims", "flatten", "copy", "clone", "contiguous", "abs", "sum",
+                             "mean", "exp", "log", "sqrt", "matmul", "to", "type_as"})
+_MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")
+_MAX_DEPTH = 8
+
+
+def receiver_kind(ctx, receiver: ast.expr, call: ast.Call) -> Optional[str]:
+    if mentions_torch(ctx, receiver):
+        return None
+    if ctx.graph.is_compiled(call):
+        tensors = ctx.tensors(call)
+        cell = ctx.graph.cell_of(enclosing_function(call))
+        if cell is not None and cell.kind == "module":
+            return None
+        return "tensor" if tensors.is_graph_tensor(receiver) else None
+    return host_kind(ctx, receiver, {}, 0)
+
+
+def uses_mindtorch(ctx) -> bool:
+    """Computed once per module: every candidate call asks."""
+    imports = ctx.graph.imports
+    return ctx.memo(uses_mindtorch, lambda: imports.mstorch or any(
+        target.partition(".")[0] == "mindtorch" for target in imports.names.values()))
+
+
+def mentions_torch(ctx, expr: ast.expr) -> bool:
+    for node in walk(expr):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            qualname = ctx.names.qualname(node)
+            if qualname and qualname.partition(".")[0] in ("torch", "torchvision"):
+                return True
+    return False
+
+
+# ----- host values provably built with MindSpore --------------------------------------------------------------
+def host_kind(ctx, expr: ast.expr, memo: Dict[int, Optional[str]], depth: int) -> Optional[str]:
+    """"tensor" or "cell" if `expr` provably holds a MindSpore tensor or Cell in host code, else None."""
+    if depth > _MAX_DEPTH:
+        return None
+    key = id(expr)
+    if key in memo:
+        return memo[key]
+    memo[key] = None
+    result = _host_kind_of(ctx, expr, memo, depth + 1)
+    memo[key] = result
+    return result
+
+
+def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
+    graph = ctx.graph
+    if isinstance(expr, ast.Call):
+        qualname = graph.names.qualname(expr.func)
+        if qualname and _is_mindspore_tensor_call(qualname):
+            return "tensor"
+        if qualname and _is_mindspore_cell_class(ctx, qualname):
+            return "cell"
+        if isinstance(expr.func, ast.Call):  # ops.ReLU()(x)
+            inner = graph.names.qualname(expr.func.func) or ""
+            if inner.startswith("mindspore.ops.") and inner.rpartition(".")[2][:1].isupper() \
+                    and not framework.returns_metadata(inner):
+                return "tensor"
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _TENSOR_METHODS:
+            receiver = host_kind(ctx, expr.func.value, memo, depth)
+            return receiver if receiver == "tensor" or expr.func.attr == "to" else None
+        return None
+    if isinstance(expr, ast.Name):
+        values = bound_values(ctx, expr)
+        if not values:
+            return None
+        kinds = {_annotated_kind(ctx, v) if isinstance(v, ast.arg) else host_kind(ctx, v, memo, depth)
+                 for v in values}
+        return kinds.pop() if len(kinds) == 1 else None
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return _self_parameter(ctx, expr)
+    if isinstance(expr, ast.Subscript):
+        return "tensor" if host_kind(ctx, expr.value, memo, depth) == "tensor" else None
+    if isinstance(expr, ast.BinOp):
+        operands = [host_kind(ctx, o, memo, depth) for o in (expr.left, expr.right)]
+        numbers = [isinstance(o, ast.Constant) and type(o.value) in (int, float) for o in (expr.left, expr.right)]
+        if "tensor" in operands and all(k == "tensor" or n for k, n in zip(operands, numbers)):
+            return "tensor"
+    return None
+
+
+def _is_mindspore_tensor_call(qualname: str) -> bool:
+    if qualname.startswith("mindspore.") and (qualname in framework.TENSOR_CLASSES
+                                              or qualname in framework.PARAMETER_CLASSES):
+        return True
+    return qualname.startswith(_MINDSPORE_TENSOR_PACKAGES) and not qualname.rpartition(".")[2][:1].isupper() \
+        and framework.returns_tensor(qualname)
+
+
+def _is_mindspore_cell_class(ctx, qualname: str) -> bool:
+    for cell in ctx.graph.cells.values():
+        if cell.summary.qualname == qualname:
+            return cell.kind == "cell" and not cell.assumed
+    return ctx.graph.index.class_kind(qualname) == "cell"
+
+
+def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
+    if arg.annotation is None:
+        return None
+    qualname = ctx.names.qualname(arg.annotation) or ""
+    return "tensor" if qualname.startswith("mindspore.") and qualname in framework.TENSOR_CLASSES else None
+
+
+def _self_parameter(ctx, expr: ast.Attribute) -> Optional[str]:
+    function = enclosing_function(expr)
+    owner = ctx.graph.owner_class(function) if function is not None else None
+    if owner is None or function is None or getattr(expr.value, "id", None) != self_parameter(function):
+        return None
+    return "tensor" if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)) else None
+
+
+def bound_values(ctx, name: ast.Name) -> List[Any]:
+    """Every value bound to `name` in its scope (the function it is in, else the module): assigned values, or
+    the `ast.arg` of a parameter. Empty when any binding is of another form (loop target, unpacking, `with`,
+    augmented assignment, import, `global`), which the rule does not follow."""
+    function = enclosing_function(name)
+    if function is not None and name.id not in ctx.names.local_names(function):
+        function = None  # a module name read inside a function
+    values: List[Any] = []  # expressions, and the `ast.arg` of a parameter
+    if function is not None:
+        arguments = function.args
+        for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+            if arg.arg == name.id:
+                values.append(arg)
+    for node in bindings.binders(ctx.walk, function, name.id):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id == name.id:
+                    values.append(node.value)
+                elif any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(target)):
+                    return []
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name.id:
+            if node.value is None:
+                continue
+            values.append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
+                               ast.NamedExpr)):
+            bound = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+            if bound is not None and any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(bound)):
+                return []
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name.id in node.names:
+            return []
+        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [(a.asname or a.name).partition(".")[0] for a in node.names] if isinstance(
+                node, (ast.Import, ast.ImportFrom)) else [node.name]
+            if name.id in bound:
+                return []
+    return values
+
+
+def shown_receiver(ctx, expr: ast.expr) -> str:
+    """How a message shows a method's receiver: its text when short, else "..."."""
+    text = ctx.text(expr)
+    if len(text) > 30 or "\n" in text:
+        return "..."
+    return text if isinstance(expr, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)) else f"({text})"
