@@ -7,7 +7,7 @@ from ms_lint.analysis import mindspore_nn
 from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Edit, Fix, Rule
 
-_PACKAGES = ("mindspore.nn", "mindspore.mint.nn")
+_PACKAGES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops")
 # PyTorch keyword -> MindSpore's name for the same parameter, renamed only where the class takes the new name and
 # not the old one (a MindSpore class with `bias`, `mint.nn.Linear`, keeps it).
 _RENAMES = {"bias": "has_bias", "groups": "group", "eps": "epsilon", "dim": "axis", "in_features": "in_channels",
@@ -32,29 +32,36 @@ _TORCH_NAMES = frozenset({
     "KLDivLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "MarginRankingLoss", "TripletMarginLoss",
     "CTCLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "MultiLabelSoftMarginLoss",
 })
-_SIGNATURE_CLASSES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SIGNATURES)
+_SIGNATURE_NAMES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SIGNATURES)
 
 
 class LayerSignatureMismatch(Rule):
     """
     ## What it does
-    Finds calls of `mindspore.nn` and `mindspore.mint.nn` classes that MindSpore 2.10 cannot construct: a name
-    the package does not have (`nn.Sequential`, `nn.ModuleList`, `nn.Parameter`), a keyword argument the class's
-    `__init__` does not take (PyTorch's `nn.Conv2d(..., bias=False)`, `groups=`, `nn.ReLU(inplace=True)`,
-    `nn.LayerNorm(..., eps=...)`, `nn.Softmax(dim=...)`), more positional arguments than it takes, or a
-    required argument left out. Names and signatures are those of the installed 2.10 wheel, recorded in
-    `ms_lint/analysis/mindspore_nn.py` by `tools/nn_signatures.py` (an oracle test keeps them equal), not a
-    hand-written list.
+    Finds calls of `mindspore.nn`, `mindspore.mint.nn` and `mindspore.ops` classes and functions that
+    MindSpore 2.10 cannot make: a name the package does not have (`nn.Sequential`, `nn.ModuleList`,
+    `nn.Parameter`, `nn.ResizeBilinear`, `ops.ResizeBilinear`), a keyword argument the class's `__init__` or the
+    function does not take (PyTorch's `nn.Conv2d(..., bias=False)`, `groups=`, `nn.ReLU(inplace=True)`,
+    `nn.LayerNorm(..., eps=...)`, `nn.Softmax(dim=...)`, `ops.cat(..., dim=0)`; older MindSpore's
+    `ops.interpolate(x, sizes=...)`, `ops.pad(x, paddings=...)`, `ops.split(x, axis=1, output_num=2)`), more
+    positional arguments than it takes (`ops.Zeros(2, 3, ms.float32)`: a primitive takes its settings when built
+    and its inputs when called), or a required argument left out. Names and signatures are those of the
+    installed 2.10 wheel, recorded in `ms_lint/analysis/mindspore_nn.py` by `tools/nn_signatures.py` (an oracle
+    test keeps them equal), not a hand-written list; the `ops` functions 2.10 dispatches in C++ (`ops.max`,
+    `ops.where`, ...) accept more than their Python signature and are not checked.
 
     Not reported: calls with `*args` or `**kwargs` (for the checks those hide), classes whose `__init__` takes
-    `**kwargs` (for keywords), MindTorch's `torch.nn` (it takes PyTorch's arguments), and names of other
-    packages.
+    `**kwargs` (for keywords), MindTorch's `torch.nn` (it takes PyTorch's arguments), names of other packages,
+    and calls of what the module inspects to adapt to the installed version (`inspect.signature(ops.split)`,
+    `hasattr(nn, "ResizeBilinear")`: a compatibility layer picks the arguments the version takes).
 
     ## Why it matters in graph mode
     The call fails when the network is built, before anything compiles: measured on MindSpore 2.10,
     `nn.Conv2d(3, 8, 3, bias=False)` raises `TypeError: __init__() got an unexpected keyword argument 'bias'`,
-    `nn.Sequential(...)` raises `AttributeError: module 'mindspore.nn' has no attribute 'Sequential'`, and a
-    missing argument raises `TypeError: __init__() missing 1 required positional argument`. Ports of PyTorch
+    `nn.Sequential(...)` raises `AttributeError: module 'mindspore.nn' has no attribute 'Sequential'`, a
+    missing argument raises `TypeError: __init__() missing 1 required positional argument`, and
+    `ops.interpolate(x, sizes=(4, 4))` `TypeError: interpolate() got an unexpected keyword argument 'sizes'`,
+    in graph code as well. Ports of PyTorch
     code carry these by the dozen (70 such calls in 38 files of the community ports measured for issue 19); a
     linter finds them all at once instead of one per run.
 
@@ -90,22 +97,27 @@ class LayerSignatureMismatch(Rule):
     scope = "module"
     message = "`{call}` {problem} in MindSpore {version}: {consequence}"
     fix_applicability = "safe"
-    needles = ("nn",)
-    call_names = _SIGNATURE_CLASSES | _TORCH_NAMES
+    needles = ("nn", "ops")
+    # every call: a class the package lacks (`nn.ResizeBilinear`) has a name no list holds
 
     def visit_call(self, node: ast.Call, ctx):
-        qualname = ctx.names.qualname(node.func) or ""
-        package, _, name = qualname.rpartition(".")
-        if package not in _PACKAGES or _rebound_before(ctx, node):
+        func = node.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if last not in _SIGNATURE_NAMES and last not in _TORCH_NAMES \
+                and not (isinstance(func, ast.Attribute) and last[:1].isupper()):
             return
+        qualname = ctx.names.qualname(func) or ""
+        package, _, name = qualname.rpartition(".")
+        if package not in _PACKAGES or _rebound_before(ctx, node) or qualname in _adapted(ctx):
+            return  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
         shown = f"{ctx.text(node.func)}(...)"
         if name not in mindspore_nn.NAMES[package]:
             yield self._missing_name(ctx, node, package, name, shown)
             return
         signature = mindspore_nn.SIGNATURES.get(qualname)
         if signature is None:
-            return  # a function or a constant of the package, or a signature that could not be read
-        yield from self._check_arguments(ctx, node, signature, shown)
+            return  # a constant or module of the package, or a signature that could not be read
+        yield from self._check_arguments(ctx, node, signature, shown, _when(package, name))
 
     def _missing_name(self, ctx, node: ast.Call, package: str, name: str, shown: str):
         replacement = _CLASS_RENAMES.get(name)
@@ -116,35 +128,37 @@ class LayerSignatureMismatch(Rule):
         hint = f"; use `{replacement}`" if replacement in mindspore_nn.NAMES[package] else ""
         return self.report(ctx, node, call=shown, problem=f"names `{name}`, which `{package}` does not have",
                            version=mindspore_nn.VERSION, fix=fix,
-                           consequence=f"AttributeError when the network is built{hint}")
+                           consequence=f"AttributeError {_when(package, name)}{hint}")
 
-    def _check_arguments(self, ctx, node: ast.Call, signature: Tuple, shown: str):
+    def _check_arguments(self, ctx, node: ast.Call, signature: Tuple, shown: str, when: str):
         positional, keyword_only, required, takes_args, takes_kwargs = signature
         starred = any(isinstance(a, ast.Starred) for a in node.args)
         expanded = any(k.arg is None for k in node.keywords)
         accepted = {*positional, *keyword_only}
-        if not takes_kwargs:
-            for keyword in node.keywords:
-                if keyword.arg is not None and keyword.arg not in accepted:
-                    yield self._unknown_keyword(ctx, node, keyword, accepted, shown)
+        unknown = [] if takes_kwargs else [k for k in node.keywords if k.arg is not None and k.arg not in accepted]
+        for keyword in unknown:
+            yield self._unknown_keyword(ctx, node, keyword, accepted, shown, when)
         if starred:
             return
         if not takes_args and len(node.args) > len(positional):
+            kind = "function" if when == _WHEN_CALLED else "class"
+            hint = (f"; a primitive takes its settings when built and its inputs when called: "
+                    f"`{ctx.text(node.func)}()(...)`") if when == _WHEN_PRIMITIVE else ""
             yield self.report(ctx, node, call=shown, version=mindspore_nn.VERSION,
-                              problem=f"passes {len(node.args)} positional arguments; the class takes "
+                              problem=f"passes {len(node.args)} positional arguments; the {kind} takes "
                                       f"{len(positional)} ({', '.join(positional) or 'none'})",
-                              consequence="TypeError when the network is built")
+                              consequence=f"TypeError {when}{hint}")
             return
         given = {*positional[:len(node.args)], *(k.arg for k in node.keywords if k.arg)}
         given |= {_RENAMES[name] for name in given if name in _RENAMES}  # reported as a keyword to rename
         missing = [name for name in required if name not in given]
-        if missing and not expanded:
+        if missing and not expanded and not unknown:  # a misnamed keyword is the missing argument, most often
             yield self.report(ctx, node, call=shown, version=mindspore_nn.VERSION,
                               problem=f"leaves out the required argument{'s' * (len(missing) > 1)} "
                                       f"{', '.join(f'`{name}`' for name in missing)}",
-                              consequence="TypeError when the network is built")
+                              consequence=f"TypeError {when}")
 
-    def _unknown_keyword(self, ctx, node: ast.Call, keyword: ast.keyword, accepted, shown: str):
+    def _unknown_keyword(self, ctx, node: ast.Call, keyword: ast.keyword, accepted, shown: str, when: str):
         name = keyword.arg or ""
         renamed = _RENAMES.get(name)
         fix: Optional[Fix] = None
@@ -159,8 +173,40 @@ class LayerSignatureMismatch(Rule):
             fix = Fix("unsafe", "Remove `inplace=` (MindSpore layers never work in place)", (edit,)) if edit else None
             hint = "; MindSpore layers never work in place"
         return self.report(ctx, node, call=shown, version=mindspore_nn.VERSION, fix=fix,
-                           problem=f"passes `{name}=`, a keyword the class does not take",
-                           consequence=f"TypeError when the network is built{hint}")
+                           problem=f"passes `{name}=`, a keyword the "
+                                   f"{'function' if when == _WHEN_CALLED else 'class'} does not take",
+                           consequence=f"TypeError {when}{hint}")
+
+
+_WHEN_BUILT, _WHEN_PRIMITIVE, _WHEN_CALLED = ("when the network is built", "when the primitive is built",
+                                             "when the call runs")
+
+
+def _when(package: str, name: str) -> str:
+    """When a call of `package.name` fails: layers with the network, primitives when built, functions when run."""
+    if package != "mindspore.ops":
+        return _WHEN_BUILT
+    return _WHEN_PRIMITIVE if name[:1].isupper() else _WHEN_CALLED
+
+
+def _adapted(ctx) -> frozenset:
+    """The qualified names the module inspects to adapt to the installed version: `inspect.signature(ops.split)`,
+    `hasattr(nn, "ResizeBilinear")` (mindcv's compatibility layer picks `sizes=` or `size=` that way)."""
+    def collect() -> frozenset:
+        found = set()
+        if "signature" not in ctx.source.text and "hasattr" not in ctx.source.text:
+            return frozenset()
+        for call in ctx.walk.of_kind(ctx.tree, ast.Call):
+            if not call.args:
+                continue
+            callee = ctx.names.qualname(call.func) or ""
+            if callee in ("inspect.signature", "inspect.getfullargspec"):
+                found.add(ctx.names.qualname(call.args[0]) or "")
+            elif callee == "builtins.hasattr" and len(call.args) == 2 and isinstance(call.args[1], ast.Constant) \
+                    and isinstance(call.args[1].value, str):
+                found.add(f"{ctx.names.qualname(call.args[0])}.{call.args[1].value}")
+        return frozenset(found)
+    return ctx.memo(_adapted, collect)
 
 
 def _rebound_before(ctx, call: ast.Call) -> bool:

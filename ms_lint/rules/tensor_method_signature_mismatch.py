@@ -85,6 +85,8 @@ class TensorMethodSignatureMismatch(Rule):
         if not isinstance(func, ast.Attribute) or any(k.arg is None for k in node.keywords):
             return
         method = func.attr
+        if method not in mindspore_tensor.METHODS:
+            return
         keywords, most_positional = mindspore_tensor.METHODS[method]
         compiled = ctx.graph.is_compiled(node)
         unknown = self._unknown_keywords(node, method, keywords, compiled)

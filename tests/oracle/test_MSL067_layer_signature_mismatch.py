@@ -6,8 +6,9 @@ import importlib.util
 import os
 
 import mindspore as ms
+import numpy as np
 import pytest
-from mindspore import mint, nn
+from mindspore import mint, nn, ops
 
 from ms_lint.engine import Linter
 from ms_lint.settings import Settings
@@ -42,8 +43,29 @@ CALLS = [
     ("mint.nn.Linear(8, 4, bias=False)", None),
     ("mint.nn.Conv2d(3, 8, 3, padding=1, bias=False)", None),
     ("nn.Identity(anything=1)", None),
+    # `mindspore.ops`: names, primitive settings and function keywords older MindSpore took
+    ("nn.ResizeBilinear()", "has no attribute 'ResizeBilinear'"),
+    ("ops.ResizeBilinear((4, 4))", "has no attribute 'ResizeBilinear'"),
+    ("ops.Zeros(2, 3, ms.float32)", "too many positional arguments"),
+    ("ops.L2Normalize(eps=1e-6)", "unexpected keyword argument 'eps'"),
+    ("ops.interpolate(X, sizes=(4, 4))", "unexpected keyword argument 'sizes'"),
+    ("ops.pad(X, paddings=((0, 0), (0, 0), (0, 1), (0, 1)))", "unexpected keyword argument 'paddings'"),
+    ("ops.cat((X, X), dim=0)", "unexpected keyword argument 'dim'"),
+    ("ops.sum(X, axis=1)", "unexpected keyword argument 'axis'"),
+    ("ops.split(X, axis=1, output_num=2)", "unexpected keyword argument 'output_num'"),
+    ("ops.Zeros()", None),
+    ("ops.L2Normalize(epsilon=1e-6)", None),
+    ("ops.interpolate(X, size=(4, 4))", None),
+    ("ops.cat((X, X), axis=0)", None),
+    ("ops.sum(X, dim=1)", None),
+    ("ops.split(X, 1, axis=1)", None),
 ]
-PRELUDE = "import mindspore as ms\nfrom mindspore import mint, nn\n\n"
+X = ms.Tensor(np.ones((1, 2, 2, 2), np.float32))
+# the same keywords in graph code: the compiler binds a function's arguments as Python does
+GRAPH_CALLS = [("ops.cat((x, x), dim=0)", "unexpected keyword argument 'dim'"),
+               ("ops.interpolate(x, sizes=(4, 4))", "unexpected keyword argument 'sizes'"),
+               ("ops.cat((x, x), axis=0)", None)]
+PRELUDE = "import mindspore as ms\nfrom mindspore import mint, nn, ops\n\n"
 
 
 def _fires(call: str) -> bool:
@@ -62,7 +84,7 @@ def test_msl067_names_and_signatures_are_those_of_the_installed_wheel():
 @pytest.mark.parametrize("call, raised", CALLS)
 def test_msl067_fires_exactly_where_construction_fails(call, raised):
     try:
-        eval(call, {"ms": ms, "nn": nn, "mint": mint})  # noqa: S307 - the measured call, a literal of this table
+        eval(call, {"ms": ms, "nn": nn, "mint": mint, "ops": ops, "X": X})  # noqa: S307 - the measured call, a literal of this table
         failure = None
     except (TypeError, AttributeError) as error:
         failure = str(error)
@@ -71,3 +93,16 @@ def test_msl067_fires_exactly_where_construction_fails(call, raised):
     else:
         assert failure is not None and raised in failure, failure
     assert _fires(call) == (raised is not None)
+
+
+@pytest.mark.parametrize("call, raised", GRAPH_CALLS)
+def test_msl067_function_keywords_fail_in_graph_code_too(oracle, call, raised):
+    source = f"{PRELUDE}\nclass Probe(nn.Cell):\n    def construct(self, x):\n        return {call}\n"
+    outcome = oracle.call("lax", oracle.load(source).Probe(), X)
+    if raised is None:
+        assert outcome.ok, outcome.message
+    else:
+        assert not outcome.ok and raised in outcome.message, outcome.message
+    linted = Linter(Settings(select=("MSL067",))).lint_source(SourceFile(path="probe.py", text=source,
+                                                                         module_name="probe"))
+    assert any(d.code == "MSL067" for d in linted.diagnostics) == (raised is not None)
