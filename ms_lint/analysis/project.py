@@ -14,7 +14,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
@@ -49,7 +49,10 @@ class ClassSummary:
     metadata_attributes: FrozenSet[str]  # self.X = P.Shape() (or ops.Rank()...): calling it gives Python values
     constructed: FrozenSet[str]  # qualified names called to build attribute values (self.X = Block(...))
     dynamic: bool  # attributes are also created in ways a linter cannot follow (setattr with a variable name...)
-    self_passing: Tuple[Callee, ...] = ()  # the calls of its methods that hand `self` to other code
+    self_passing: Tuple[Callee, ...] = ()
+    # when every such name starts with a literal (`insert_child_to_cell("layer_%d" % i, ...)`): those literals,
+    # which tell which names it cannot be (`construct`); None when some name may be anything
+    dynamic_prefixes: Optional[FrozenSet[str]] = None  # the calls of its methods that hand `self` to other code
     _node: Optional[ast.ClassDef] = field(default=None, repr=False, compare=False)
     _load: Optional[Callable[[], Optional[ast.ClassDef]]] = field(default=None, repr=False, compare=False)
 
@@ -100,6 +103,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
     methods, properties, attributes, parameters, metadata, constructed = set(), set(), set(), set(), set(), set()
     self_passing: List[Callee] = []
     dynamic = False
+    prefixes: Optional[Set[str]] = set()  # None once a dynamic name has no literal prefix
     for stmt in statements(node.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods.add(stmt.name)
@@ -107,7 +111,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                    (isinstance(d, ast.Attribute) and d.attr in ("setter", "getter")) for d in stmt.decorator_list):
                 properties.add(stmt.name)
             if stmt.name in ("__getattr__", "__getattribute__"):
-                dynamic = True
+                dynamic, prefixes = True, None
         elif isinstance(stmt, ast.ClassDef):
             attributes.add(stmt.name)  # a nested class is a class attribute too
         else:
@@ -135,11 +139,17 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                             if qualname:
                                 constructed.add(qualname)
             elif kind is ast.Call:
-                dynamic |= _note_registering_call(sub, self_name, attributes, parameters)
+                registered = _note_registering_call(sub, self_name, attributes, parameters)
+                if registered:
+                    dynamic = True
+                    if isinstance(registered, str) and prefixes is not None:
+                        prefixes.add(registered)
+                    else:
+                        prefixes = None
                 if _passes_name(sub, self_name):
                     self_passing.append(_callee(sub.func))
             elif kind is ast.Attribute and sub.attr == "__dict__" and _is_name(sub.value, self_name):
-                dynamic = True  # self.__dict__.update(...), self.__dict__[name] = ...
+                dynamic, prefixes = True, None  # self.__dict__.update(...), self.__dict__[name] = ...
     return ClassSummary(
         name=node.name,
         qualname=f"{imports.module}.{node.name}" if imports.module else node.name,
@@ -152,6 +162,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
         constructed=frozenset(constructed),
         dynamic=dynamic,
         self_passing=tuple(self_passing),
+        dynamic_prefixes=frozenset(prefixes) if dynamic and prefixes is not None else None,
         _node=node,
     )
 
@@ -225,8 +236,10 @@ def _is_parameter_call(value: ast.expr, imports: ImportMap) -> bool:
 _REGISTRATION_NAMES = _REGISTERING_CALLS | {"vars", "setattr", "__setattr__"}
 
 
-def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str], parameters: Set[str]) -> bool:
-    """Record names registered by setattr/insert_child_to_cell; True when a name is not a constant."""
+def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str],
+                           parameters: Set[str]) -> Union[bool, str]:
+    """Record names registered by setattr/insert_child_to_cell; when a name is not a constant, its literal
+    prefix (`"layer_%d" % i` -> "layer_"), or True when it has none."""
     func = call.func
     called = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
     if called not in _REGISTRATION_NAMES:
@@ -240,7 +253,7 @@ def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str],
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
                 attributes.add(name.value)
                 return False
-            return True
+            return _literal_prefix(name) or True
         return False
     if (isinstance(func, ast.Attribute) and func.attr in _REGISTERING_CALLS and isinstance(func.value, ast.Name)
             and func.value.id == self_name and call.args):
@@ -250,8 +263,28 @@ def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str],
             if "param" in func.attr:
                 parameters.add(name.value)
             return False
-        return True
+        return _literal_prefix(name) or True
     return False
+
+
+def _literal_prefix(name: ast.expr) -> str:
+    """The literal text a computed name starts with: `"layer_%d" % i`, `f"layer_{i}"`, `"layer_" + str(i)`,
+    `"layer_{}".format(i)`; "" when it starts with something computed."""
+    if isinstance(name, ast.BinOp) and isinstance(name.op, (ast.Mod, ast.Add)):
+        head = name.left
+    elif isinstance(name, ast.JoinedStr) and name.values:
+        head = name.values[0]
+    elif isinstance(name, ast.Call) and isinstance(name.func, ast.Attribute) and name.func.attr == "format":
+        head = name.func.value
+    else:
+        return ""
+    if not (isinstance(head, ast.Constant) and isinstance(head.value, str)):
+        return ""
+    text = head.value
+    if isinstance(name, ast.BinOp) and isinstance(name.op, ast.Add):
+        return text
+    cut = min((i for i in (text.find("%"), text.find("{")) if i >= 0), default=len(text))
+    return text[:cut]
 
 
 def _setattr_target(call: ast.Call, self_name: str):

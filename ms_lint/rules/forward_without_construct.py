@@ -81,7 +81,7 @@ class ForwardWithoutConstruct(Rule):
         mro = list(ctx.graph.mro(cell.summary))
         for summary in mro:
             members = summary.methods | summary.attributes | summary.properties
-            if summary.dynamic or {"construct", "__call__", "__getattr__"} & members:
+            if _may_create(summary, _CALL_MEMBERS) or _CALL_MEMBERS & members:
                 return
         if self._subclass_defines_construct(ctx, cell):
             return
@@ -111,3 +111,15 @@ class ForwardWithoutConstruct(Rule):
         text = (f"{indent}def construct({self_name}, *args, **kwargs):\n"
                 f"{body_indent}return {self_name}.forward(*args, **kwargs)\n\n")
         return Fix("safe", "Add a `construct` that calls `forward`", (ctx.insert(row, 0, text),))
+
+
+_CALL_MEMBERS = frozenset({"construct", "__call__", "__getattr__"})
+
+
+def _may_create(summary, names) -> bool:
+    """Can the class's dynamically named attributes be one of `names`? Not when every such name starts with a
+    literal none of them starts with (`insert_child_to_cell("layer_%d" % i, ...)`)."""
+    if not summary.dynamic:
+        return False
+    prefixes = summary.dynamic_prefixes
+    return prefixes is None or any(name.startswith(prefix) for prefix in prefixes for name in names)
