@@ -119,6 +119,12 @@ class TensorValues:
         data the helper computes itself (ops, tensor methods, Parameters, `Tensor`-annotated arguments) counts."""
         if self._is_entry_point():
             return self.derives(expr)
+        return self.computed(expr)
+
+    def computed(self, expr: ast.AST) -> bool:
+        """`derives`, taking every unannotated argument for a Python value, entry points' too: tensor data the
+        function computes itself (ops, tensor methods, Parameters, `Tensor`-annotated arguments). For claims
+        that must hold whatever the caller passes (a `@jit` function's `root_rank` may be an int)."""
         if self._local is None:
             self._local = TensorValues(self.tensors, self.function)
             self._local.parameters = {name: kind if self._annotated_tensor(name) else "scalar"
