@@ -14,19 +14,15 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
+from ms_lint.analysis.registrations import is_name, note_registering_call
 from ms_lint.analysis.walk import self_parameter, spelled_name
 from ms_lint.source import SourceError, SourceFile, package_root, parse, read, walk
 
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
-# Methods through which a Cell gains attributes by name (registered children, parameters, buffers).
-_REGISTERING_CALLS = frozenset(
-    {"insert_child_to_cell", "insert_param_to_cell", "register_buffer", "register_parameter", "register_module",
-     "add_module", "_register_buffer"}
-)
 
 
 class Callee(NamedTuple):
@@ -139,7 +135,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                             if qualname:
                                 constructed.add(qualname)
             elif kind is ast.Call:
-                registered = _note_registering_call(sub, self_name, attributes, parameters)
+                registered = note_registering_call(sub, self_name, attributes, parameters)
                 if registered:
                     dynamic = True
                     if isinstance(registered, str) and prefixes is not None:
@@ -148,7 +144,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                         prefixes = None
                 if _passes_name(sub, self_name):
                     self_passing.append(_callee(sub.func))
-            elif kind is ast.Attribute and sub.attr == "__dict__" and _is_name(sub.value, self_name):
+            elif kind is ast.Attribute and sub.attr == "__dict__" and is_name(sub.value, self_name):
                 dynamic, prefixes = True, None  # self.__dict__.update(...), self.__dict__[name] = ...
     return ClassSummary(
         name=node.name,
@@ -231,78 +227,6 @@ def _self_attributes(target: ast.expr, self_name: str) -> List[str]:
 
 def _is_parameter_call(value: ast.expr, imports: ImportMap) -> bool:
     return isinstance(value, ast.Call) and imports.qualname(value.func) in framework.PARAMETER_CLASSES
-
-
-_REGISTRATION_NAMES = _REGISTERING_CALLS | {"vars", "setattr", "__setattr__"}
-
-
-def _note_registering_call(call: ast.Call, self_name: str, attributes: Set[str],
-                           parameters: Set[str]) -> Union[bool, str]:
-    """Record names registered by setattr/insert_child_to_cell; when a name is not a constant, its literal
-    prefix (`"layer_%d" % i` -> "layer_"), or True when it has none."""
-    func = call.func
-    called = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
-    if called not in _REGISTRATION_NAMES:
-        return False  # most calls: none of the forms below
-    if isinstance(func, ast.Name) and func.id == "vars" and call.args and _is_name(call.args[0], self_name):
-        return True  # vars(self).update(...)
-    target = _setattr_target(call, self_name)
-    if target is not None:
-        owner, name = target
-        if isinstance(owner, ast.Name) and owner.id == self_name:
-            if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                attributes.add(name.value)
-                return False
-            return _literal_prefix(name) or True
-        return False
-    if (isinstance(func, ast.Attribute) and func.attr in _REGISTERING_CALLS and isinstance(func.value, ast.Name)
-            and func.value.id == self_name and call.args):
-        name = call.args[0]
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            attributes.add(name.value)
-            if "param" in func.attr:
-                parameters.add(name.value)
-            return False
-        return _literal_prefix(name) or True
-    return False
-
-
-def _literal_prefix(name: ast.expr) -> str:
-    """The literal text a computed name starts with: `"layer_%d" % i`, `f"layer_{i}"`, `"layer_" + str(i)`,
-    `"layer_{}".format(i)`; "" when it starts with something computed."""
-    if isinstance(name, ast.BinOp) and isinstance(name.op, (ast.Mod, ast.Add)):
-        head = name.left
-    elif isinstance(name, ast.JoinedStr) and name.values:
-        head = name.values[0]
-    elif isinstance(name, ast.Call) and isinstance(name.func, ast.Attribute) and name.func.attr == "format":
-        head = name.func.value
-    else:
-        return ""
-    if not (isinstance(head, ast.Constant) and isinstance(head.value, str)):
-        return ""
-    text = head.value
-    if isinstance(name, ast.BinOp) and isinstance(name.op, ast.Add):
-        return text
-    cut = min((i for i in (text.find("%"), text.find("{")) if i >= 0), default=len(text))
-    return text[:cut]
-
-
-def _setattr_target(call: ast.Call, self_name: str):
-    """(object, name) set by `setattr(o, n, v)`, `object.__setattr__(o, n, v)`, `self.__setattr__(n, v)` or
-    `super().__setattr__(n, v)`; None for any other call."""
-    func, args = call.func, call.args
-    if (_is_name(func, "setattr") or (isinstance(func, ast.Attribute) and func.attr == "__setattr__"
-                                      and _is_name(func.value, "object"))) and len(args) >= 2:
-        return args[0], args[1]
-    if isinstance(func, ast.Attribute) and func.attr == "__setattr__" and args and (
-            _is_name(func.value, self_name) or (isinstance(func.value, ast.Call)
-                                               and _is_name(func.value.func, "super"))):
-        return ast.Name(id=self_name), args[0]
-    return None
-
-
-def _is_name(expr: ast.AST, name: str) -> bool:
-    return isinstance(expr, ast.Name) and expr.id == name
 
 
 _QUOTED_NAME = re.compile(rb"""['"]([A-Za-z_]\w*)['"]""")

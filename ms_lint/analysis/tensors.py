@@ -113,18 +113,14 @@ class TensorValues:
         return result
 
     def derives_locally(self, expr: ast.AST) -> bool:
-        """`derives`, but taking unannotated arguments for tensors only in entry points (`construct`, `forward`,
-        `bprop`, `@jit` functions), whose arguments are the network's inputs. A helper's arguments are whatever
-        its callers pass, often Python ints from attributes (`self.split(x, self.width)`), so there only tensor
-        data the helper computes itself (ops, tensor methods, Parameters, `Tensor`-annotated arguments) counts."""
-        if self._is_entry_point():
-            return self.derives(expr)
-        return self.computed(expr)
+        """`derives` in entry points (`construct`, `forward`, `bprop`, `@jit` functions), whose arguments are the
+        network's inputs; `computed` in helpers, whose arguments are whatever callers pass, often Python ints
+        from attributes (`self.split(x, self.width)`)."""
+        return self.derives(expr) if self._is_entry_point() else self.computed(expr)
 
     def computed(self, expr: ast.AST) -> bool:
-        """`derives`, taking every unannotated argument for a Python value, entry points' too: tensor data the
-        function computes itself (ops, tensor methods, Parameters, `Tensor`-annotated arguments). For claims
-        that must hold whatever the caller passes (a `@jit` function's `root_rank` may be an int)."""
+        """Tensor data the function computes itself (ops, tensor methods, Parameters, `Tensor`-annotated
+        arguments), unannotated arguments taken for Python values (a `@jit` function's may be an int)."""
         if self._local is None:
             self._local = TensorValues(self.tensors, self.function)
             self._local.parameters = {name: kind if self._annotated_tensor(name) else "scalar"
