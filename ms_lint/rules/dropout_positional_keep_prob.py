@@ -17,7 +17,9 @@ class DropoutPositionalKeepProb(Rule):
     name that says drop or rate: `nn.Dropout(config.hidden_dropout)`); a warning, for the deprecation only, where
     it reads as the probability to keep (`keep_prob=0.9`, `nn.Dropout(0.9)`, `nn.Dropout(1 - rate)`): that code
     works as intended on 2.10. A warning too for a name the function assigns once, to 0.5
-    (`dropout_ratio = 0.5`): keeping or zeroing half is the same.
+    (`dropout_ratio = 0.5`): keeping or zeroing half is the same. And a warning, without a fix, for a literal
+    `p=` above 0.5 (`nn.Dropout(p=0.9)` zeroes 90 %, measured): the keep probability of older MindSpore code
+    carried into `p` (a community SegFormer head ported with `p=0.9` for PyTorch's dropout of 0.1).
 
     ## Why it matters in graph mode
     In MindSpore 2.10 the first parameter of `nn.Dropout` is still `keep_prob`, the probability of **keeping** an
@@ -71,7 +73,10 @@ class DropoutPositionalKeepProb(Rule):
             return
         keyword = next((k for k in node.keywords if k.arg == "keep_prob"), None)
         value = node.args[0] if node.args else (keyword.value if keyword else None)
-        if value is None or isinstance(value, ast.Starred):
+        if value is None:
+            yield from self._high_drop_rate(ctx, node)
+            return
+        if isinstance(value, ast.Starred):
             return
         kept = _number(value)
         call = f"{ctx.text(node.func)}({ctx.text(value) if node.args else 'keep_prob=' + ctx.text(value)})"
@@ -90,6 +95,18 @@ class DropoutPositionalKeepProb(Rule):
             problem = f"sets the probability to keep an element: {meaning} (probability to zero)"
         yield self.report(ctx, node, call=call, problem=problem, fix=self._fix(ctx, node, value, kept),
                           severity=None if drop_rate else "warning")
+
+    def _high_drop_rate(self, ctx, node: ast.Call):
+        """`nn.Dropout(p=0.8)`: a literal `p` above 0.5 zeroes most elements, what a keep probability carried
+        over into `p` does (SegFormer's head ported with `p=0.9` for a dropout of 0.1); a warning, no fix."""
+        value = next((k.value for k in node.keywords if k.arg == "p"), None)
+        rate = _number(value) if value is not None else None
+        if value is not None and rate is not None and 0.5 < rate < 1:
+            text = ctx.text(value)
+            yield self.report(ctx, node, call=f"{ctx.text(node.func)}(p={text})",
+                              problem=f"zeroes {rate * 100:g} % of the elements: `p` is the probability to zero; "
+                                      f"if {text} is the probability to keep, use `p={edits.complement(text)}`",
+                              severity="warning")
 
     @staticmethod
     def _fix(ctx, node: ast.Call, value: ast.expr, kept: Optional[float]) -> Optional[Fix]:

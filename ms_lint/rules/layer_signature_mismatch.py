@@ -4,7 +4,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ms_lint.analysis import mindspore_nn
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, spelled_name
 from ms_lint.rule import Edit, Fix, Rule
 
 _PACKAGES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops")
@@ -104,7 +104,7 @@ class LayerSignatureMismatch(Rule):
         func = node.func
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if last not in _SIGNATURE_NAMES and last not in _TORCH_NAMES \
-                and not (isinstance(func, ast.Attribute) and last[:1].isupper()):
+                and not (isinstance(func, ast.Attribute) and last[:1].isupper()) or not _may_be_imported(ctx, func):
             return
         qualname = ctx.names.qualname(func) or ""
         package, _, name = qualname.rpartition(".")
@@ -189,6 +189,24 @@ def _when(package: str, name: str) -> str:
     return _WHEN_PRIMITIVE if name[:1].isupper() else _WHEN_CALLED
 
 
+_INSPECTIONS = frozenset({"signature", "getfullargspec", "hasattr"})
+
+
+def _may_be_imported(ctx, func: ast.expr) -> bool:
+    """Can `func` name something an import binds: its first name is a module-level import, or the def it is in
+    spells an import of its own? Spares resolving `x.sum(...)`, `self.norm(...)` (most calls named like an
+    `ops` function are tensor methods or the Cell's own)."""
+    head = func
+    while isinstance(head, ast.Attribute):
+        head = head.value
+    if not isinstance(head, ast.Name):
+        return False
+    if head.id in ctx.graph.imports.names:
+        return True
+    function = enclosing_function(func)
+    return function is not None and ctx.names.spells_import(function)
+
+
 def _adapted(ctx) -> frozenset:
     """The qualified names the module inspects to adapt to the installed version: `inspect.signature(ops.split)`,
     `hasattr(nn, "ResizeBilinear")` (mindcv's compatibility layer picks `sizes=` or `size=` that way)."""
@@ -197,7 +215,7 @@ def _adapted(ctx) -> frozenset:
         if "signature" not in ctx.source.text and "hasattr" not in ctx.source.text:
             return frozenset()
         for call in ctx.walk.of_kind(ctx.tree, ast.Call):
-            if not call.args:
+            if not call.args or spelled_name(call.func) not in _INSPECTIONS:
                 continue
             callee = ctx.names.qualname(call.func) or ""
             if callee in ("inspect.signature", "inspect.getfullargspec"):

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional
+from typing import List, Optional
 
-from ms_lint.analysis import framework
+from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.walk import enclosing_function, parameter_defaults, spelled_name
 from ms_lint.rule import Rule
 
@@ -108,11 +108,19 @@ class RankDependentSeed(Rule):
         module = ctx.graph.imports.module
         seed_names = {"set_seed"} | {local for local, qualname in ctx.graph.imports.names.items()
                                      if qualname in GLOBAL_SEEDS}
+        depends: dict = {}  # scope -> _may_depend, asked once per scope instead of once per call
         for node in ctx.walk.of_kind(ctx.tree, ast.Call):
             seed = _seed_argument(ctx, node) if seeds and spelled_name(node.func) in seed_names else None
             if seed is None and (not passes or not node.args and not node.keywords):
                 continue
             function = enclosing_function(node)
+            if seed is None:
+                scope = function or ctx.tree
+                may = depends.get(scope)
+                if may is None:
+                    may = depends[scope] = _may_depend(ctx, scope)
+                if not may:
+                    continue
             if seed is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                     and function in ctx.tree.body:
                 parameters = _parameters_reaching(ctx, seed, function)
@@ -122,7 +130,7 @@ class RankDependentSeed(Rule):
                         "parameters": parameters, "span": [row, column, end_row, end_column],
                         "call": _shown(ctx, node)}
                 continue
-            if seed is not None or not _may_depend(ctx, function or ctx.tree):
+            if seed is not None:
                 continue
             qualname = ctx.names.qualname(node.func) or ""
             if not qualname or not ctx.graph.index.may_hold(qualname.partition(".")[0]):
@@ -306,27 +314,20 @@ def _parameter(function, name: str) -> bool:
 
 
 def _assigned(ctx, scope, name: str) -> List[ast.expr]:
-    """Values assigned to `name` in the function (or module) body, not in nested definitions."""
-    return ctx.memo((_assigned, scope), lambda: _assignments(scope)).get(name, [])
-
-
-def _assignments(scope) -> Dict[str, List[ast.expr]]:
-    """{name: values assigned to it} in the function (or module) body, not in nested definitions; one walk."""
-    found: Dict[str, List[ast.expr]] = {}
-    stack: List[ast.AST] = list(scope.body) if isinstance(scope.body, list) else [scope.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
+    """Values assigned to `name` in the function (or module) body, not in nested definitions: read off the
+    binding index the module's walk keeps (a walk of each function of its own cost a second on mindone)."""
+    function = None if scope is ctx.tree else scope
+    values: List[ast.expr] = []
+    for node in bindings.binders(ctx.walk, function, name):
+        if function is not None and enclosing_function(node) is not function:
+            continue  # a nested def's own local
         if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append(node.value)
+            values.extend(node.value for target in node.targets
+                          if isinstance(target, ast.Name) and target.id == name)
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name) \
-                and node.value is not None:
-            found.setdefault(node.target.id, []).append(node.value)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
+                and node.target.id == name and node.value is not None:
+            values.append(node.value)
+    return values
 
 
 def _rank_variable(expr: ast.AST) -> bool:

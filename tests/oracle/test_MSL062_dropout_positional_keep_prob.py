@@ -69,3 +69,9 @@ def test_fixed_fixture_builds_the_same_dropout_primitives(oracle):
         assert before.p is None and after.p is not None, name
         assert after.dropout.keep_prob == pytest.approx(before.dropout.keep_prob, abs=1e-12), name
     assert fixed.ported.p == 0.9 and fixed.keep.p == 0.1  # the values are printed as written, not 0.0999...
+
+
+def test_a_p_above_one_half_zeroes_most_elements(oracle):
+    """`nn.Dropout(p=0.9)` (a keep probability carried into `p`) zeroes 90 %: the warning's claim."""
+    zeroed, _ = zeroed_fraction(oracle, "lax", nn.Dropout(p=0.9))
+    assert zeroed == pytest.approx(0.9, abs=0.01)
