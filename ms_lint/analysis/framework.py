@@ -42,7 +42,8 @@ _TENSOR_OP_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.", 
 # ...except these, which return Python shapes, ranks, dtypes or booleans.
 _NON_TENSOR_OPS = frozenset(
     {"shape", "Shape", "rank", "Rank", "dtype", "DType", "is_tensor", "typeof", "dyn_shape", "is_floating_point",
-     "numel", "size", "Size", "get_rank", "get_group_size", "get_world_size", "get_local_rank"}
+     "numel", "size", "Size", "get_rank", "get_group_size", "get_world_size", "get_local_rank",
+     "ScalarCast", "scalar_cast"}  # a Python number cast to another number type
 )
 HOST_NUMERIC_PACKAGES = ("numpy", "scipy")
 # NumPy functions that build an array from shapes or Python values.
