@@ -9,6 +9,7 @@ import pytest
 from support import run_cli
 
 from ms_lint.analysis.project import ProjectIndex
+from ms_lint.catalog import all_rules, pylint_message
 
 FILES = {
     "pkg/__init__.py": "from .layers import *\nfrom .heads import *\nfrom .plain import *\nfrom .extended import *\n",
@@ -62,3 +63,61 @@ def test_a_class_star_imported_from_elsewhere_is_known_in_every_front_end(projec
                              "--enable", "ms-lint", "--output-format", "json", "--score", "n", "model.py"],
                             cwd=project, capture_output=True, text=True)
     assert [m["line"] for m in json.loads(pylint.stdout)] == [7]
+
+
+# A package that re-exports MindSpore's and NumPy's modules (`from .common import *`, `from pkg import nn`): what
+# the names are is followed to MindSpore, for every rule that asks "is this the MindSpore X" (issue 15).
+REEXPORTS = {
+    "zoo/__init__.py": "from .common import *\n",
+    "zoo/common.py": ("import numpy as np\nimport mindspore as ms\nfrom mindspore import nn, ops\n\n"
+                      "__all__ = [\"np\", \"ms\", \"nn\", \"ops\"]\n"),
+    "star_model.py": ("from zoo import *\n\n\nclass Net(nn.Cell):\n    def __init__(self):\n"
+                      "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3, bias=False)\n"
+                      "        self.drop = nn.Dropout(0.1)\n\n    def construct(self, x):\n"
+                      "        return self.drop(self.conv(x)) + np.random.rand(3)[0]\n\n\n"
+                      "class Ported(nn.Cell):\n    def forward(self, x):\n        return x\n"),
+    "named_model.py": ("from zoo import nn, np\n\n\nclass Net(nn.Cell):\n    def __init__(self):\n"
+                       "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3, bias=False)\n"
+                       "        self.drop = nn.Dropout(0.1)\n\n    def construct(self, x):\n"
+                       "        return self.drop(self.conv(x)) + np.random.rand(3)[0]\n\n\n"
+                       "class Ported(nn.Cell):\n    def forward(self, x):\n        return x\n"),
+}
+# (line, code) in each model: the conv's PyTorch keyword, the positional Dropout rate, the NumPy draw in graph
+# code, and a Cell with forward only; before, `nn` and `np` resolved to `zoo.nn`/`zoo.np` and none of them fired
+REEXPORTED = {(7, "MSL067"), (8, "MSL062"), (11, "MSL004"), (14, "MSL033")}
+
+
+@pytest.fixture
+def reexporting(tmp_path):
+    for name, text in REEXPORTS.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
+    return tmp_path
+
+
+def test_the_index_follows_reexported_modules_to_mindspore(reexporting):
+    index = ProjectIndex()
+    index.add_file(str(reexporting / "star_model.py"))
+    with index.importing(str(reexporting / "star_model.py")):
+        assert index.canonical("zoo.nn.Conv2d") == "mindspore.nn.Conv2d"  # through zoo/__init__'s star import
+        assert index.canonical("zoo.common.np.random.rand") == "numpy.random.rand"
+        assert index.canonical("zoo.missing.name") == "zoo.missing.name"  # what cannot be followed stays
+
+
+@pytest.mark.parametrize("model", ["star_model.py", "named_model.py"])
+def test_reexported_modules_are_mindspore_in_every_front_end(reexporting, model):
+    codes = ",".join(sorted({code for _, code in REEXPORTED}))
+    _, out = run_cli("check", "--no-cache", "--select", codes, "--output-format", "json", str(reexporting / model))
+    assert {(item["location"]["row"], item["code"]) for item in json.loads(out)} == REEXPORTED
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", codes, "--format", "%(row)d|%(code)s",
+                             model], cwd=reexporting, capture_output=True, text=True)
+    assert {(int(row), code) for row, code in (line.split("|") for line in flake8.stdout.splitlines())} \
+        == REEXPORTED
+    symbols = {pylint_message(rule, severity)[1]: rule.code for rule in all_rules()
+               for severity in ("error", "warning", "info") if rule.code in codes}
+    for jobs in ("1", "2"):
+        pylint = subprocess.run([sys.executable, "-m", "pylint", "--load-plugins", "ms_lint", "--disable", "all",
+                                 "--enable", ",".join(symbols), "--output-format", "json", "-j", jobs, model],
+                                cwd=reexporting, capture_output=True, text=True)
+        assert {(item["line"], symbols[item["symbol"]]) for item in json.loads(pylint.stdout)} == REEXPORTED, jobs

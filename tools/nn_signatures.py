@@ -50,7 +50,9 @@ def render() -> str:
     names, signatures = {}, {}
     for module_name in MODULES:
         module = importlib.import_module(module_name)
-        public = sorted(n for n in dir(module) if not n.startswith("_"))
+        # submodules are left out: importing one (as other code in the process may) adds it to the package
+        public = sorted(n for n in dir(module) if not n.startswith("_")
+                        and not inspect.ismodule(getattr(module, n)))
         names[module_name] = frozenset(public)
         for name in public:
             value = getattr(module, name)

@@ -63,7 +63,8 @@ class GraphScope:
         self.index = index or ProjectIndex()
         self.walk = ModuleWalk(tree, indexed)
         self._dict_spelled = "__dict__" in source_text
-        self.summary = summarize(tree, module, path, self._summarized, star_source=self.index.star_exports)
+        self.summary = summarize(tree, module, path, self._summarized, star_source=self.index.star_exports,
+                                 canonical=self.index.canonical)
         self.index.register(self.summary)
         self.imports = self.summary.imports
         self.names = Names(self.walk, self.imports, source_text)

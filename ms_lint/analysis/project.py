@@ -79,11 +79,13 @@ class ModuleSummary:
 
 def summarize(tree: ast.Module, module: str, path: str,
               nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk,
-              star_source: Optional[Callable[[str, str], bool]] = None) -> ModuleSummary:
+              star_source: Optional[Callable[[str, str], bool]] = None,
+              canonical: Optional[Callable[[str], str]] = None) -> ModuleSummary:
     """`nodes_of(method)`: every node of a method, in any order (`GraphScope` has them from its walk);
-    `star_source(module, name)`: does `from module import *` bind `name` (`ProjectIndex.star_exports`)."""
+    `star_source(module, name)`: does `from module import *` bind `name` (`ProjectIndex.star_exports`);
+    `canonical(name)`: what a name a project module re-exports is (`ProjectIndex.canonical`)."""
     is_package = os.path.basename(path) == "__init__.py"
-    imports = ImportMap.of_block(tree.body, module, is_package, star_source=star_source)
+    imports = ImportMap.of_block(tree.body, module, is_package, star_source=star_source, canonical=canonical)
     classes: Dict[str, ClassSummary] = {}
     functions: Set[str] = set()
     for stmt in statements(tree.body):
@@ -250,6 +252,7 @@ class ProjectIndex:
         self._by_path: Dict[str, Optional[ModuleSummary]] = {}  # absolute path -> summary (None: unreadable)
         self._kinds: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # (see `_scope_of`, qualname) -> kind
         self._star_answers: Dict[Tuple[Optional[str], str, str], bool] = {}  # (scope, module, name) -> bound
+        self._canonical: Dict[Tuple[Optional[str], str], str] = {}  # (scope, name) -> `canonical(name)`
         # (see `_scope_of`, module name) -> path: `find` is asked for every import
         self._found: Dict[Tuple[Optional[str], str], Optional[str]] = {}
         self._holders: Dict[str, List[str]] = {}  # first name of a module -> the roots holding it (see `_holds`)
@@ -321,7 +324,7 @@ class ProjectIndex:
         try:
             source = read(path)
             tree = parse(source)
-            built = summarize(tree, name, path, star_source=self.star_exports)
+            built = summarize(tree, name, path, star_source=self.star_exports, canonical=self.canonical)
             built.detach(self._class_node)
             self._keep(path, source, tree)
             summary: Optional[ModuleSummary] = built
@@ -514,6 +517,36 @@ class ProjectIndex:
                 self.star_exports(base, name, depth + 1) for base in module.imports.stars)
         self._star_answers[key] = answer
         return answer
+
+    def canonical(self, qualname: str) -> str:
+        """What a name a project module re-exports is: `pkg.nn.Conv2d` is `mindspore.nn.Conv2d` when `pkg` (or
+        a module it star-imports) imports `nn` from MindSpore. Project classes and functions end where they are
+        defined; anything else (MindSpore, NumPy, a name the index cannot follow) is returned as it is."""
+        head = qualname.partition(".")[0]
+        if "." not in qualname or not self.may_hold(head):
+            return qualname
+        key = (self._scope_of(head), qualname)
+        found = self._canonical.get(key)
+        if found is None:
+            self._canonical[key] = qualname  # a cycle of re-exports ends here
+            found = self._canonical[key] = self._follow(qualname, 0)
+        return found
+
+    def _follow(self, qualname: str, depth: int) -> str:
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = self.module(".".join(parts[:cut]))
+            if module is None:
+                continue
+            attr = parts[cut]
+            if attr in module.classes or attr in module.functions:
+                return qualname
+            target = module.imports.names.get(attr) or module.imports.from_stars(attr)
+            if not target or target == ".".join(parts[:cut + 1]) or depth > 8:
+                return qualname
+            followed = ".".join([target, *parts[cut + 1:]])
+            return self._follow(followed, depth + 1) if self.may_hold(target.partition(".")[0]) else followed
+        return qualname
 
     def class_kind(self, qualname: Optional[str], _seen: FrozenSet[str] = frozenset()) -> Optional[str]:
         """"cell", "module" (MindTorch), None (known not to be a Cell), or "unknown" (a base could not be found)."""

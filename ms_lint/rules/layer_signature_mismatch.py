@@ -201,8 +201,8 @@ def _may_be_imported(ctx, func: ast.expr) -> bool:
         head = head.value
     if not isinstance(head, ast.Name):
         return False
-    if head.id in ctx.graph.imports.names:
-        return True
+    if head.id in ctx.graph.imports.names or ctx.graph.imports.stars:
+        return True  # (what a star import binds is asked of the index only when resolved)
     function = enclosing_function(func)
     return function is not None and ctx.names.spells_import(function)
 

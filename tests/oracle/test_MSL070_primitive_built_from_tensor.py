@@ -12,7 +12,8 @@ from ms_lint.source import SourceFile
 # A bare argument is not claimed (a `@jit` function's argument may be a Python int, which compiles as a constant):
 # the rule reports tensor data the function computes, or host data read from a tensor.
 CASES = [
-    ("PrimitiveOfTensors", "q, k = ops.relu(q), ops.relu(k)\n        return ops.softmax(ops.BatchMatMul(q, k), -1)", True),
+    ("PrimitiveOfTensors", "q, k = ops.relu(q), ops.relu(k)\n"
+                           "        return ops.softmax(ops.BatchMatMul(q, k), -1)", True),
     ("SettingFromValue", "width = int(8 * scale.asnumpy().item())\n"
                          "        return ops.Conv2D(out_channel=width, kernel_size=3)(x, w)", True),
     ("SettingIsTensor", "return ops.ReduceSum(keep_dims=ops.relu(scale) > 0)(q, 1)", True),
