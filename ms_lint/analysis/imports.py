@@ -63,7 +63,7 @@ class ImportMap:
         self.star_source: Optional[Callable[[str, str], bool]] = None
         # what a project module's name really is (`pkg.nn` -> `mindspore.nn` when `pkg` re-exports it): the
         # project index's `canonical`, applied to what imports and star imports bind
-        self.canonical: Optional[Callable[[str], str]] = parent.canonical if parent else None
+        self.canonical: Optional[Callable[..., str]] = parent.canonical if parent else None
         # `__all__` as a literal list of strings (with `+=`/`.extend` of literals), else None
         self.exports: Optional[List[str]] = None
 
@@ -71,7 +71,7 @@ class ImportMap:
     def of_block(cls, body: List[ast.stmt], module: str, is_package: bool = False,
                  parent: Optional["ImportMap"] = None, define_locals: bool = True,
                  star_source: Optional[Callable[[str, str], bool]] = None,
-                 canonical: Optional[Callable[[str], str]] = None) -> "ImportMap":
+                 canonical: Optional[Callable[..., str]] = None) -> "ImportMap":
         imports = cls(module, is_package, parent)
         imports.star_source = star_source
         if canonical is not None:
@@ -137,9 +137,12 @@ class ImportMap:
     def resolve(self, name: str) -> Optional[str]:
         imports: Optional[ImportMap] = self
         while imports is not None:
-            found = imports.names.get(name) or imports.from_stars(name)
+            found = imports.names.get(name)
             if found is not None:
                 return self.canonical(found) if self.canonical is not None else found
+            found = imports.from_stars(name)
+            if found is not None:
+                return self.canonical(found, True) if self.canonical is not None else found
             imports = imports.parent
         return f"builtins.{name}" if name in _BUILTINS else None
 

@@ -80,7 +80,7 @@ class ModuleSummary:
 def summarize(tree: ast.Module, module: str, path: str,
               nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk,
               star_source: Optional[Callable[[str, str], bool]] = None,
-              canonical: Optional[Callable[[str], str]] = None) -> ModuleSummary:
+              canonical: Optional[Callable[..., str]] = None) -> ModuleSummary:
     """`nodes_of(method)`: every node of a method, in any order (`GraphScope` has them from its walk);
     `star_source(module, name)`: does `from module import *` bind `name` (`ProjectIndex.star_exports`);
     `canonical(name)`: what a name a project module re-exports is (`ProjectIndex.canonical`)."""
@@ -252,7 +252,7 @@ class ProjectIndex:
         self._by_path: Dict[str, Optional[ModuleSummary]] = {}  # absolute path -> summary (None: unreadable)
         self._kinds: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # (see `_scope_of`, qualname) -> kind
         self._star_answers: Dict[Tuple[Optional[str], str, str], bool] = {}  # (scope, module, name) -> bound
-        self._canonical: Dict[Tuple[Optional[str], str], str] = {}  # (scope, name) -> `canonical(name)`
+        self._canonical: Dict[Tuple[Optional[str], str, bool], str] = {}  # see `canonical`
         # (see `_scope_of`, module name) -> path: `find` is asked for every import
         self._found: Dict[Tuple[Optional[str], str], Optional[str]] = {}
         self._holders: Dict[str, List[str]] = {}  # first name of a module -> the roots holding it (see `_holds`)
@@ -518,26 +518,34 @@ class ProjectIndex:
         self._star_answers[key] = answer
         return answer
 
-    def canonical(self, qualname: str) -> str:
-        """What a name a project module re-exports is: `pkg.nn.Conv2d` is `mindspore.nn.Conv2d` when `pkg` (or
-        a module it star-imports) imports `nn` from MindSpore. Project classes and functions end where they are
-        defined; anything else (MindSpore, NumPy, a name the index cannot follow) is returned as it is."""
+    def canonical(self, qualname: str, reexported: bool = False) -> str:
+        """What a name a project package re-exports is: `pkg.nn.Conv2d` is `mindspore.nn.Conv2d` when `pkg` (or
+        a module it star-imports) imports `nn` from MindSpore. Followed from a package's `__init__`, or from what
+        a star import binds (`reexported`), on to wherever that leads; a plain module's own names are where they
+        are (reading every module a name passes through cost 4x on mindone). Project classes and functions end
+        where they are defined; anything else (MindSpore, NumPy, a name the index cannot follow) stays as it is."""
         head = qualname.partition(".")[0]
         if "." not in qualname or not self.may_hold(head):
             return qualname
-        key = (self._scope_of(head), qualname)
+        key = (self._scope_of(head), qualname, reexported)
         found = self._canonical.get(key)
         if found is None:
             self._canonical[key] = qualname  # a cycle of re-exports ends here
-            found = self._canonical[key] = self._follow(qualname, 0)
+            found = self._canonical[key] = self._follow(qualname, 0 if not reexported else 1)
         return found
 
     def _follow(self, qualname: str, depth: int) -> str:
         parts = qualname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            module = self.module(".".join(parts[:cut]))
-            if module is None:
+            prefix = ".".join(parts[:cut])
+            path = self.find(prefix)
+            if path is None:
                 continue
+            if depth == 0 and not path.endswith("__init__.py"):
+                return qualname  # a plain module's own name, imported as such
+            module = self.module(prefix)
+            if module is None:
+                return qualname
             attr = parts[cut]
             if attr in module.classes or attr in module.functions:
                 return qualname
