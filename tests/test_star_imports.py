@@ -30,13 +30,17 @@ FILES = {
 }
 
 
+def _write_project(root, files):
+    for name, text in files.items():
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_text(text)
+    (root / "pyproject.toml").write_text("[tool.ms_lint]\n")
+    return root
+
+
 @pytest.fixture
 def project(tmp_path):
-    (tmp_path / "pkg").mkdir()
-    for name, text in FILES.items():
-        (tmp_path / name).write_text(text)
-    (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
-    return tmp_path
+    return _write_project(tmp_path, FILES)
 
 
 def test_the_index_follows_star_imports_and_honours_all(project):
@@ -89,11 +93,7 @@ REEXPORTED = {(7, "MSL067"), (8, "MSL062"), (11, "MSL004"), (14, "MSL033")}
 
 @pytest.fixture
 def reexporting(tmp_path):
-    for name, text in REEXPORTS.items():
-        (tmp_path / name).parent.mkdir(exist_ok=True)
-        (tmp_path / name).write_text(text)
-    (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
-    return tmp_path
+    return _write_project(tmp_path, REEXPORTS)
 
 
 def test_the_index_follows_reexported_modules_to_mindspore(reexporting):

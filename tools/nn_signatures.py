@@ -16,8 +16,10 @@ import os
 import pprint
 import sys
 
-TARGET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ms_lint", "analysis",
-                      "mindspore_nn.py")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated import package_module, write_or_check  # noqa: E402
+
+TARGET = package_module("mindspore_nn")
 MODULES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops")
 FUNCTION_MODULES = ("mindspore.ops",)  # whose functions' signatures are read too
 HEADER = '''"""The public names of `mindspore.nn`, `mindspore.mint.nn` and `mindspore.ops` in MindSpore {version},
@@ -69,15 +71,7 @@ def render() -> str:
 
 
 def main(argv) -> int:
-    text = render()
-    if "--check" in argv:
-        with open(TARGET, encoding="utf-8") as handle:
-            same = handle.read() == text
-        print("up to date" if same else f"{TARGET} differs from the installed MindSpore: run tools/nn_signatures.py")
-        return 0 if same else 1
-    with open(TARGET, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return 0
+    return write_or_check(TARGET, render(), argv, "tools/nn_signatures.py")
 
 
 if __name__ == "__main__":

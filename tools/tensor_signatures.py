@@ -25,8 +25,10 @@ import sys
 import textwrap
 from typing import Dict, Optional, Set, Tuple
 
-TARGET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ms_lint", "analysis",
-                      "mindspore_tensor.py")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated import package_module, write_or_check  # noqa: E402
+
+TARGET = package_module("mindspore_tensor")
 HEADER = '''"""The public methods of `mindspore.Tensor` in MindSpore {version}.
 
 METHODS: method -> (keyword names some PyNative signature takes, or None when one takes **kwargs; the most
@@ -222,15 +224,7 @@ def _names(names: Optional[frozenset], indent: int = 8) -> str:
 
 
 def main(argv) -> int:
-    text = render()
-    if "--check" in argv:
-        with open(TARGET, encoding="utf-8") as handle:
-            same = handle.read() == text
-        print("up to date" if same else f"{TARGET} differs from the installed MindSpore: run {sys.argv[0]}")
-        return 0 if same else 1
-    with open(TARGET, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return 0
+    return write_or_check(TARGET, render(), argv, "tools/tensor_signatures.py")
 
 
 if __name__ == "__main__":
