@@ -447,3 +447,16 @@ async def test_the_server_judges_project_rules_on_the_open_file_alone(client: La
     uri = _uri(client, tmp_path, "alone.py", alone)
     found = [d for d in (await _open(client, uri, alone)).diagnostics if d.code == "MSL054"]
     assert sorted(d.range.start.line for d in found) == [5, 9]
+
+
+@server_test
+async def test_names_reexported_by_a_package_are_mindspore_in_the_server(client: LanguageClient, tmp_path):
+    """`from zoo import *` where zoo re-exports MindSpore's `nn`: the open file's `nn.Conv2d(..., bias=False)` is
+    MindSpore's class (issue 15), read through the package on disk."""
+    zoo = tmp_path / "zoo"
+    zoo.mkdir()
+    (zoo / "__init__.py").write_text("from .common import *\n", encoding="utf-8")
+    (zoo / "common.py").write_text("from mindspore import nn\n\n__all__ = [\"nn\"]\n", encoding="utf-8")
+    model = "from zoo import *\n\nconv = nn.Conv2d(3, 8, 3, bias=False)\n"
+    uri = _uri(client, tmp_path, "reexport_model.py", model)
+    assert [d.code for d in (await _open(client, uri, model)).diagnostics] == ["MSL067"]
