@@ -1,6 +1,7 @@
 """Fixes on real code: `ms-lint check --fix --unsafe-fixes --select ALL` over copies of the PyPI zoos, judged.
 
     python benchmarks/fix_zoos.py [--corpora mindcv,mindocr] [--models-per-module 2] [--keep DIR]
+        [--targets-per-module 4] [--runtime-timeout 60] [--runtime-budget 2400] [--jobs 2] [--modules-per-worker 8]
 
 For each corpus (benchmarks/corpora.py) a copy is fixed, then:
 * every changed file must parse and compile to bytecode, and a second run must change nothing (idempotence);
@@ -10,21 +11,35 @@ For each corpus (benchmarks/corpora.py) a copy is fixed, then:
   `--models-per-module` per module) is built with `create_model(name, num_classes=10)` and run on a fixed
   input, once from the original copy and once from the fixed one, each in a process of its own: a model that
   ran before and fails after is "broke", one whose output differs is "changed", one that failed before and runs
-  after is "helped".
-The table gives, per rule, the fixes applied and, for mindcv, the models in modules its fixes touched that broke,
-changed or were helped. Nothing is timed.
+  after is "helped";
+* for mindocr and mindone, the top-level class or function around each fix (a "target"; up to
+  `--targets-per-module`, those with most fixes first) is built and run by benchmarks/fix_targets.py, from the
+  original copy and then from the fixed one (a worker process per copy and `--modules-per-worker` modules, a new
+  one after a crash, `--runtime-timeout` seconds per target, `--jobs` workers at once, no batch started after
+  `--runtime-budget` seconds): small ints or a small config to build it, seeded inputs derived from the
+  parameters' names to run it (PyNative, synchronous; GRAPH_MODE where PyNative has no CPU kernel; for mindone
+  numpy stand-ins for the initializers and a few constructors' ops without a CPU kernel), the second copy
+  following the plan of the first and loading its weights by name. "broke": built or ran before, fails after;
+  "changed": parameters added, removed or reshaped (named), or outputs not allclose; "helped": fails before,
+  builds or runs after; "same": otherwise, also when it was built but could not be run. A target not built
+  before is not judged. Why targets were not built or not run is counted.
+The table gives, per rule, the fixes applied, the changed modules' import verdicts, for mindcv the models in
+modules its fixes touched that broke, changed or were helped, and for mindocr and mindone the targets: built
+(before), ran (before), same, broke, changed, helped, not built. The runtime stage's seconds are printed.
 
 Imports need each zoo's own dependencies; without them a module fails before and after alike. In a virtual
 environment with the system's MindSpore: `python -m venv --system-site-packages ENV; ENV/bin/pip install -c
 <(echo 'numpy<2') omegaconf transformers==4.57.1 trampoline better-profanity nltk 'huggingface-hub<1.0'` (mindone)
 and `opencv-python-headless shapely pyclipper lmdb rapidfuzz addict albumentations matplotlib pycocotools
-sentencepiece jieba` (part of mindocr); mindformers 2.1.0 needs MindSpore 2.11.
+sentencepiece jieba seqeval` (part of mindocr; its package imports `mindspore.parallel._transformer`, which
+MindSpore 2.10 lacks: the target workers stand in for it); mindformers 2.1.0 needs MindSpore 2.11.
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import collections
+import concurrent.futures
 import json
 import os
 import re
@@ -32,18 +47,26 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Tuple
+import time
+from typing import Any, Dict, List, NamedTuple, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from corpora import CORPORA, fetch  # noqa: E402
+from fix_targets import targets_of  # noqa: E402
+from fix_targets import verdict as target_verdict  # noqa: E402
 
 _FIXED = re.compile(r"^  (?P<path>.+?):(?P<row>\d+):(?P<column>\d+): (?P<code>MSL\d{3}) \((?P<kind>[a-z-]+)\)")
 
 
+_REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def ms_lint(*args: str, cwd: str) -> subprocess.CompletedProcess:
+    # this checkout's ms_lint, installed or not (cwd is the copy being fixed)
+    path = os.pathsep.join(filter(None, [_REPOSITORY, os.environ.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-m", "ms_lint", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "NO_COLOR": "1"})
+                          env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": path})
 
 
 def fix_copy(package: str, work: str) -> Tuple[str, str, List[dict]]:
@@ -58,7 +81,7 @@ def fix_copy(package: str, work: str) -> Tuple[str, str, List[dict]]:
     return original, fixed, fixes
 
 
-def static_checks(original: str, fixed: str) -> Dict[str, object]:
+def static_checks(original: str, fixed: str) -> Dict[str, Any]:
     """Changed files that do not parse or compile, and what a second fixing run would still change."""
     changed, broken = [], []
     for directory, _, names in os.walk(fixed):
@@ -184,6 +207,129 @@ def imported_modules(original: str, fixed: str, changed: List[str]) -> Dict[str,
     return verdicts
 
 
+# ----- mindocr and mindone: the classes and functions the fixes touched, under MindSpore ------------------------
+_WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fix_targets.py")
+_IMPORT_ALLOWANCE = 180  # seconds a worker may spend importing its module (mindone's pull in transformers)
+# modules a corpus imports that MindSpore 2.10 lacks: the workers stand in for them (fix_targets._StandIns)
+_STAND_INS = {"mindocr": ["mindspore.parallel._transformer", "mindspore.nn.layer.flash_attention"]}
+_CPU_SHIMS = ("mindone",)  # corpora whose constructors call mint ops that have no CPU kernel
+
+
+class _Runtime(NamedTuple):
+    """What the workers of one corpus share."""
+    original: str
+    fixed: str
+    arrays: str  # the workers' jobs, records, weights and outputs
+    timeout: int  # seconds per target
+    deadline: float  # time.monotonic() after which no module starts
+    stand_ins: List[str]  # modules MindSpore lacks (fix_targets._StandIns)
+    cpu_shims: bool  # numpy stand-ins for ops without a CPU kernel (fix_targets._install_cpu_shims)
+
+
+def fixed_targets(original: str, fixed: str, fixes: List[dict], work: str, options: argparse.Namespace,
+                  corpus: str) -> List[dict]:
+    """The targets of the fixes (fix_targets.targets_of), each with "before", "after" records and a "verdict",
+    "detail"; batches of modules run in `options.jobs` parallel pairs of workers (before, then after), until the
+    budget is spent."""
+    targets, _ = targets_of(original, fixes)
+    chosen = _limit_per_module(targets, options.targets_per_module)
+    arrays = os.path.join(work, "runtime")
+    for side in ("before", "after", "weights", "jobs"):
+        os.makedirs(os.path.join(arrays, side), exist_ok=True)
+    runtime = _Runtime(original, fixed, arrays, options.runtime_timeout,
+                       time.monotonic() + options.runtime_budget, _STAND_INS.get(corpus, []), corpus in _CPU_SHIMS)
+    modules = sorted({t["module"] for t in chosen})  # neighbours share imports: batched together
+    batches = [modules[start:start + options.modules_per_worker]
+               for start in range(0, len(modules), options.modules_per_worker)]
+    with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
+        futures = [pool.submit(_judge_batch, [t for t in chosen if t["module"] in batch], runtime)
+                   for batch in batches]
+        for future in futures:
+            future.result()
+    return targets
+
+
+def _limit_per_module(targets: List[dict], limit: int) -> List[dict]:
+    """The targets to build, numbered (id), at most `limit` a module and those with most fixes first; the others
+    get their verdict."""
+    by_module: Dict[str, List[dict]] = collections.defaultdict(list)
+    for target in targets:
+        by_module[target["module"]].append(target)
+    chosen: List[dict] = []
+    for module_targets in by_module.values():
+        module_targets.sort(key=lambda t: -len(t["fixes"]))
+        for target in module_targets[:limit]:
+            target["id"] = len(chosen)
+            chosen.append(target)
+        for target in module_targets[limit:]:
+            target.update(verdict="not built", detail=f"over --targets-per-module {limit}")
+    return chosen
+
+
+def _judge_batch(targets: List[dict], runtime: _Runtime) -> None:
+    if time.monotonic() > runtime.deadline:
+        for target in targets:
+            target.update(verdict="not built", detail="--runtime-budget spent")
+        return
+    before = _run_worker(runtime.original, targets, "before", runtime)
+    for target in targets:
+        target["plan"] = before[target["id"]].get("plan")
+    after = _run_worker(runtime.fixed, targets, "after", runtime)
+    for target in targets:
+        target["before"], target["after"] = before[target["id"]], after[target["id"]]
+        target["verdict"], target["detail"] = target_verdict(target["before"], target["after"], runtime.arrays)
+
+
+def _run_worker(root: str, targets: List[dict], side: str, runtime: _Runtime) -> Dict[int, dict]:
+    """id -> record for the targets, built and run from `root` by fix_targets.py; a worker that crashes or
+    overruns costs the target it was on, and a new worker takes the rest."""
+    records: Dict[int, dict] = {}
+    remaining = list(targets)
+    while remaining:
+        job = os.path.join(runtime.arrays, "jobs", f"{side}-{remaining[0]['id']}.json")
+        out = job[:-5] + ".jsonl"
+        with open(job, "w") as handle:
+            json.dump({"side": side, "arrays": runtime.arrays, "timeout": runtime.timeout,
+                       "stand_ins": runtime.stand_ins, "cpu_shims": runtime.cpu_shims,
+                       "targets": [{key: t.get(key) for key in ("id", "module", "qualname", "plan")}
+                                   for t in remaining]}, handle)
+        with open(job[:-5] + ".stderr", "w") as errors:  # kept with --keep, for a worker that crashed
+            try:
+                subprocess.run([sys.executable, _WORKER, root, job, out], cwd=runtime.arrays, stdout=errors,
+                               stderr=errors, timeout=_IMPORT_ALLOWANCE + 2 * runtime.timeout * len(remaining),
+                               env={**os.environ, "GLOG_v": "3", "PYTHONWARNINGS": "ignore"})
+                lost = "worker crashed"
+            except subprocess.TimeoutExpired:
+                lost = "worker overran its timeout"
+        started = []
+        if os.path.exists(out):
+            with open(out) as handle:
+                for line in map(json.loads, handle):
+                    if "start" in line:
+                        started.append(line["start"])
+                    else:
+                        records[line["id"]] = line
+        for target in remaining:
+            if target["id"] in started and target["id"] not in records:
+                records[target["id"]] = {"id": target["id"], "built": False, "why": lost}
+        if not started:  # the worker died before its first target: nothing more to learn
+            for target in remaining:
+                records[target["id"]] = {"id": target["id"], "built": False, "why": lost + " starting"}
+        remaining = [t for t in remaining if t["id"] not in records]
+    return records
+
+
+def runtime_reasons(targets: List[dict]) -> collections.Counter:
+    """Why targets were not built or not run, by kind (names and details dropped)."""
+    reasons: collections.Counter = collections.Counter()
+    for target in targets:
+        if target["verdict"] == "not built" or target["detail"].startswith("not run"):
+            why = re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", target["detail"])
+            reasons[("" if target["detail"].startswith("not run") else "not built: ")
+                    + ": ".join(why.split(": ")[:4])[:110]] += 1
+    return reasons
+
+
 def _verdict(before: dict, after: dict) -> str:
     if before["ok"] and not after["ok"]:
         return "broke"
@@ -202,6 +348,14 @@ def main() -> int:
     parser.add_argument("--corpora", default=",".join(CORPORA))
     parser.add_argument("--models-per-module", type=int, default=2)
     parser.add_argument("--keep", help="keep the fixed copies under this directory")
+    parser.add_argument("--targets-per-module", type=int, default=4,
+                        help="mindocr, mindone: build and run at most this many fixed classes or functions a module")
+    parser.add_argument("--runtime-timeout", type=int, default=60, help="seconds to build and run one target")
+    parser.add_argument("--runtime-budget", type=int, default=2400,
+                        help="seconds per corpus after which no more modules are started")
+    parser.add_argument("--jobs", type=int, default=2, help="workers run at once")
+    parser.add_argument("--modules-per-worker", type=int, default=8,
+                        help="modules whose targets one worker builds and runs (they share the imports' cost)")
     args = parser.parse_args()
     table: Dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     work_root = args.keep or tempfile.mkdtemp(prefix="ms-lint-fix-zoos-")
@@ -218,7 +372,7 @@ def main() -> int:
             for problem in checks["broken"]:
                 print(f"  broken: {problem}")
             if _has_mindspore():
-                modules = imported_modules(original, fixed, checks["changed"])  # type: ignore[arg-type]
+                modules = imported_modules(original, fixed, checks["changed"])
                 counts = collections.Counter(modules.values())
                 print(f"  modules imported under MindSpore, before and after: {dict(counts)}")
                 for name, verdict in sorted(modules.items()):
@@ -236,6 +390,8 @@ def main() -> int:
                     codes = {f["code"] for f in fixes if f["path"][:-3].replace("/", ".") == model["module"]}
                     for code in codes:
                         table[code][f"models {model['verdict']}"] += 1
+            if corpus in _TARGET_CORPORA and _has_mindspore():
+                _report_targets(corpus, original, fixed, fixes, os.path.join(work_root, corpus), args, table)
     finally:
         if not args.keep:
             shutil.rmtree(work_root, ignore_errors=True)
@@ -244,6 +400,50 @@ def main() -> int:
     for code in sorted(table):
         print(f"| {code} | " + " | ".join(str(table[code][column]) for column in columns) + " |")
     return 0
+
+
+_TARGET_CORPORA = ("mindocr", "mindone")
+_TARGET_VERDICTS = ("same", "broke", "changed", "helped", "not built")
+_REASONS_SHOWN = 25  # why targets were not built or run: the commonest
+
+
+def _report_targets(corpus: str, original: str, fixed: str, fixes: List[dict], work: str,
+                    args: argparse.Namespace, table: Dict[str, collections.Counter]) -> None:
+    """Builds and runs the targets of the fixes; prints the telling ones and why others were not built, and
+    counts per rule: targets, built, ran, same, broke, changed, helped, not built."""
+    started = time.monotonic()
+    targets = fixed_targets(original, fixed, fixes, work, args, corpus)
+    counts = collections.Counter(target["verdict"] for target in targets)
+    print(f"  targets built and run under MindSpore, before and after ({len(targets)} classes and functions, "
+          f"{time.monotonic() - started:.0f} s): {dict(counts)}")
+    for target in sorted(targets, key=lambda t: (t["module"], t["qualname"])):
+        if target["verdict"] in ("broke", "changed", "helped"):
+            print(f"  {target['module']}.{target['qualname']} [{_rows(target)}]: {target['verdict']}: "
+                  f"{target['detail']}")
+            others = [other for other in targets if other["module"] == target["module"] and other is not target]
+            if others and target["verdict"] != "helped":  # a class a fix changed may be built into this one
+                print("    the module's other fixed targets: " + "; ".join(
+                    f"{other['qualname']} [{_rows(other)}]" for other in others[:4])
+                    + (f" (+{len(others) - 4})" if len(others) > 4 else ""))
+    reasons = runtime_reasons(targets).most_common()
+    for reason, count in reasons[:_REASONS_SHOWN]:
+        print(f"    {count:4d} {reason}")
+    if len(reasons) > _REASONS_SHOWN:
+        print(f"    {sum(count for _, count in reasons[_REASONS_SHOWN:]):4d} for "
+              f"{len(reasons) - _REASONS_SHOWN} other reasons")
+    for target in targets:
+        before = target.get("before", {})
+        for code in {code for code, _ in target["fixes"]}:
+            row = table[code]
+            row.update({f"targets {verdict}": 0 for verdict in _TARGET_VERDICTS})  # every column, zeros too
+            row["targets"] += 1
+            row["targets built"] += bool(before.get("built"))
+            row["targets ran"] += bool(before.get("ran"))
+            row[f"targets {target['verdict']}"] += 1
+
+
+def _rows(target: dict) -> str:
+    return ", ".join(f"{code}:{row}" for code, row in sorted(target["fixes"], key=lambda fix: fix[1]))
 
 
 def _has_mindspore() -> bool:
