@@ -6,7 +6,7 @@ from typing import Optional
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
-from ms_lint.analysis.walk import enclosing_function, self_parameter, spelled_name
+from ms_lint.analysis.walk import enclosing_function, parent_of, self_parameter, spelled_name
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
@@ -75,7 +75,9 @@ class CellCreatedInGraph(Rule):
     formatter's line length (`[tool.ruff]`/`[tool.black]` `line-length`), else to the file's longest line.
     Unsafe because the Cell is then created once and trained, which changes results (that is the point, but it
     is a behaviour change; the fix says when the hoisted layer brings weights, which checkpoints then hold).
-    Only classes 2.10 has are hoisted (`mint.nn.functional.Log_softmax` is no Cell).
+    Only classes 2.10 has are hoisted (`mint.nn.functional.Log_softmax` is no Cell), and not a layer with weights
+    that `construct` stores on `self` (`new = nn.Embedding(...)`; `self.bias = new`): it replaces a layer at run
+    time, and a hoisted copy would add parameters no checkpoint holds.
     """
 
     code = "MSL006"
@@ -111,7 +113,8 @@ class CellCreatedInGraph(Rule):
         function = enclosing_function(node)
         owner = ctx.graph.owner_class(function)
         self_name = self_parameter(function) if owner is not None and function is not None else None
-        if self_name is None or owner.node is None or self._in_loop(ctx, node, function):
+        if self_name is None or owner.node is None or self._in_loop(ctx, node, function) \
+                or not weightless and _stored_on_self(node, function, self_name):
             return None
         init = next((s for s in owner.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
         if init is None or self_parameter(init) != self_name \
@@ -172,6 +175,24 @@ def _holds_no_state(ctx, qualname: str, depth: int = 0) -> bool:
             if layer and layer not in STATELESS_LAYERS or not layer and not _holds_no_state(ctx, built, depth + 1):
                 return False
     return True
+
+
+def _stored_on_self(call: ast.Call, function, self_name: str) -> bool:
+    """Does `function` store the layer `call` builds on `self` (`new = nn.Embedding(...)`, then
+    `self.bias = new`)? A layer with weights stored so replaces one at run time: hoisting it would register a
+    second copy of its weights (mindone's UDOP relative bias: six extra parameters no checkpoint holds)."""
+    parent = parent_of(call)
+    if isinstance(parent, ast.Assign) and any(_self_attribute(t, self_name) for t in parent.targets):
+        return True
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    local = parent.targets[0].id
+    return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == local
+               and any(_self_attribute(t, self_name) for t in n.targets) for n in ast.walk(function))
+
+
+def _self_attribute(target: ast.AST, self_name: str) -> bool:
+    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name
 
 
 def _fixed_parameters(ctx, summary) -> bool:

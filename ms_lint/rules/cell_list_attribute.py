@@ -194,12 +194,22 @@ class CellListAttribute(Rule):
 
     @staticmethod
     def _registered_elsewhere(class_node, attribute, value, self_name) -> bool:
-        """Wrapped later (`nn.CellList(self.x)`, `nn.SequentialCell(*self.x)`) or registered one by one."""
+        """Wrapped later (`nn.CellList(self.x)`, `nn.SequentialCell(*self.x)`) or registered one by one, in a
+        loop or element by element (`self.layers = [norm, conv]` with `self.insert_child_to_cell("0", norm)`...:
+        wrapping it would rename the parameters a checkpoint holds, `1.conv.weight` -> `layers.1.conv.weight`)."""
         local = value.id if isinstance(value, ast.Name) else None
+        elements = {e.id for e in value.elts if isinstance(e, ast.Name)} \
+            if isinstance(value, (ast.List, ast.Tuple)) and value.elts else set()
+        unregistered = set(elements) if len(elements) == len(getattr(value, "elts", ())) else None
         for node in ast.walk(class_node):
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if unregistered and node.args and isinstance(node.args[-1], ast.Name) and (
+                        name in _REGISTERING or _sets_attribute_of(node, self_name)):
+                    unregistered.discard(node.args[-1].id)
+                    if not unregistered:
+                        return True
                 if name in framework.CELL_CONTAINERS and any(
                         _mentions(a, attribute, local) for a in node.args):
                     return True
