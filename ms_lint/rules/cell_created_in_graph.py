@@ -5,6 +5,7 @@ import re
 from typing import Optional
 
 from ms_lint.analysis import framework
+from ms_lint.analysis.folding import self_attribute
 from ms_lint.analysis.framework import STATELESS_LAYERS
 from ms_lint.analysis.walk import enclosing_function, parent_of, self_parameter, spelled_name
 from ms_lint.fixing import edits
@@ -114,7 +115,7 @@ class CellCreatedInGraph(Rule):
         owner = ctx.graph.owner_class(function)
         self_name = self_parameter(function) if owner is not None and function is not None else None
         if self_name is None or owner.node is None or self._in_loop(ctx, node, function) \
-                or not weightless and _stored_on_self(node, function, self_name):
+                or not weightless and _stored_on_self(ctx, node, function, self_name):
             return None
         init = next((s for s in owner.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
         if init is None or self_parameter(init) != self_name \
@@ -177,22 +178,21 @@ def _holds_no_state(ctx, qualname: str, depth: int = 0) -> bool:
     return True
 
 
-def _stored_on_self(call: ast.Call, function, self_name: str) -> bool:
+def _stored_on_self(ctx, call: ast.Call, function, self_name: str) -> bool:
     """Does `function` store the layer `call` builds on `self` (`new = nn.Embedding(...)`, then
     `self.bias = new`)? A layer with weights stored so replaces one at run time: hoisting it would register a
     second copy of its weights (mindone's UDOP relative bias: six extra parameters no checkpoint holds)."""
     parent = parent_of(call)
-    if isinstance(parent, ast.Assign) and any(_self_attribute(t, self_name) for t in parent.targets):
+    if not isinstance(parent, ast.Assign):
+        return False
+    if any(self_attribute(t, self_name) for t in parent.targets):
         return True
-    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+    if len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
         return False
     local = parent.targets[0].id
     return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == local
-               and any(_self_attribute(t, self_name) for t in n.targets) for n in ast.walk(function))
-
-
-def _self_attribute(target: ast.AST, self_name: str) -> bool:
-    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name
+               and any(self_attribute(t, self_name) for t in n.targets)
+               for n in ctx.walk.nodes_of(function).bindings)
 
 
 def _fixed_parameters(ctx, summary) -> bool:

@@ -88,6 +88,8 @@ class TensorMethodSignatureMismatch(Rule):
         if method not in mindspore_tensor.METHODS:
             return
         keywords, most_positional = mindspore_tensor.METHODS[method]
+        if not node.keywords and (most_positional is None or len(node.args) <= most_positional):
+            return  # most calls (`x.view(b, -1)`, `x.sum(1)`): nothing to check, and no need to ask where they run
         compiled = ctx.graph.is_compiled(node)
         unknown = self._unknown_keywords(node, method, keywords, compiled)
         too_many = (not compiled and most_positional is not None and len(node.args) > most_positional
