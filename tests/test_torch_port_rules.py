@@ -181,8 +181,9 @@ def test_a_pytorch_device_handed_to_mindspore():
 
 def test_msl062_is_an_error_only_where_the_argument_reads_as_a_pytorch_drop_rate():
     """`keep_prob=`, `1 - rate` and a keep-like literal work as intended on 2.10 (measured by the MSL062 oracle
-    test: `keep_prob=0.9` zeroes 10 %): only the deprecation is left, a warning. A literal under 0.5 or a name
-    that says drop or rate reads as PyTorch's `p`: the layer zeroes the wrong share, an error."""
+    test: `keep_prob=0.9` zeroes 10 %): only the deprecation is left, a warning. A literal under 0.5 reads as
+    PyTorch's `p`: the layer zeroes the wrong share, an error. A name that only says drop or rate is a warning:
+    MindSpore 1.x code passes keep probabilities under such names."""
     found = {d.row: d.severity for d in lint('''
         from mindspore import nn
         nn.Dropout(0.1)
@@ -196,9 +197,50 @@ def test_msl062_is_an_error_only_where_the_argument_reads_as_a_pytorch_drop_rate
         nn.Dropout(keep_prob)
         nn.Dropout(config.keep_prob)
         nn.Dropout(ratio)
+        nn.Dropout(1. - dropout)
+        nn.Dropout((1.0 - attention_probs_dropout_prob))
+        nn.Dropout(float(1 - dropout))
         ''') if d.code == "MSL062"}
-    assert found == {3: "error", 4: "error", 5: "error", 6: "error", 7: "warning", 8: "warning", 9: "warning",
-                     10: "warning", 11: "warning", 12: "warning", 13: "warning"}
+    assert found == {3: "error", 4: "warning", 5: "warning", 6: "warning", 7: "warning", 8: "warning",
+                     9: "warning", 10: "warning", 11: "warning", 12: "warning", 13: "warning", 14: "warning",
+                     15: "warning", 16: "warning"}
+
+
+def test_msl062_values_reaching_a_name_decide_between_drop_rate_and_keep_probability():
+    """The values the module shows for a name say which probability it holds: a default or a keyword under 0.5
+    is PyTorch's drop rate (an error); a value above 0.5 anywhere (`final_drop=0.8` passed by the module, a
+    test-phase `dropout_ratio = 1.0`, `rate = 1 - rate`) is MindSpore 1.x's keep probability (a warning)."""
+    found = {d.row: d.severity for d in lint('''
+        from functools import partial
+        from mindspore import nn
+        DROP = 0.1
+        KEEP = 0.7
+
+
+        class Block(nn.Cell):
+            def __init__(self, dropout=0.1, final_drop=0., dropout_rate=0.3, attn_drop=0.):
+                super().__init__()
+                self.attn_drop = attn_drop
+                self.a = nn.Dropout(dropout)
+                self.b = nn.Dropout(final_drop)
+                dropout_rate = 1 - dropout_rate
+                self.c = nn.Dropout(dropout_rate)
+                self.d = nn.Dropout(self.attn_drop)
+                self.e = nn.Dropout(DROP)
+                self.f = nn.Dropout(KEEP)
+
+
+        def classifier(phase):
+            dropout_ratio = 0.5
+            if phase == "test":
+                dropout_ratio = 1.0
+            return nn.Dropout(dropout_ratio)
+
+
+        large = partial(Block, final_drop=0.8, attn_drop=0.2)
+        ''') if d.code == "MSL062"}
+    assert found == {12: "error", 13: "warning", 15: "warning", 16: "error", 17: "error", 18: "warning",
+                     25: "warning"}
 
 
 def test_msl006_weight_free_layers_built_in_graph_code_are_warnings():

@@ -75,6 +75,13 @@ def self_parameter(function: FunctionNode) -> Optional[str]:
     return args[0].arg if args else None
 
 
+def parameter_names(function: FunctionNode) -> Set[str]:
+    """Every parameter a def or lambda takes, `*args` and `**kwargs` included."""
+    arguments = function.args
+    return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
+                            arguments.kwarg] if a is not None}
+
+
 def parameter_defaults(arguments: ast.arguments) -> Dict[str, ast.expr]:
     """{parameter name: its default expression} for a def's (or lambda's) `arguments`."""
     positional = [*arguments.posonlyargs, *arguments.args]

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Dict, List, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.bindings import assignments_of, binders
+from ms_lint.analysis.walk import enclosing_function, parameter_defaults, parameter_names, self_parameter
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
@@ -13,11 +14,15 @@ class DropoutPositionalKeepProb(Rule):
     """
     ## What it does
     Finds MindSpore's `nn.Dropout` built with a positional argument (`nn.Dropout(0.1)`) or with the deprecated
-    `keep_prob=` keyword. An error where the argument reads as PyTorch's drop rate (a literal under 0.5, or a
-    name that says drop or rate: `nn.Dropout(config.hidden_dropout)`); a warning, for the deprecation only, where
-    it reads as the probability to keep (`keep_prob=0.9`, `nn.Dropout(0.9)`, `nn.Dropout(1 - rate)`): that code
-    works as intended on 2.10. A warning too for a name the function assigns once, to 0.5
-    (`dropout_ratio = 0.5`): keeping or zeroing half is the same. And a warning, without a fix, for a literal
+    `keep_prob=` keyword. An error where the argument is PyTorch's drop rate for certain: a literal under 0.5,
+    or a name whose every value the module shows is under 0.5 (a local's assignments, a parameter's default, the
+    keywords of that name the module passes, a module constant, what `self.<name>` is assigned). A warning where
+    only the name says drop or rate (`nn.Dropout(config.hidden_dropout)`): MindSpore 1.x code, its own model zoo
+    among it, passes keep probabilities under such names (`final_drop=0.8`, `dropout_ratio = 1.0` in a test
+    phase). A warning, for the deprecation only, where it reads as the probability to keep (`keep_prob=0.9`,
+    `nn.Dropout(0.9)`, `nn.Dropout(1 - rate)`, a value above 0.5 reaching the name): that code works as intended
+    on 2.10; and where every value is 0.5 (`dropout_ratio = 0.5`): keeping or zeroing half is the same. And a
+    warning, without a fix, for a literal
     `p=` above 0.5 (`nn.Dropout(p=0.9)` zeroes 90 %, measured): the keep probability of older MindSpore code
     carried into `p` (a community SegFormer head ported with `p=0.9` for PyTorch's dropout of 0.1).
 
@@ -80,21 +85,32 @@ class DropoutPositionalKeepProb(Rule):
             return
         kept = _number(value)
         call = f"{ctx.text(node.func)}({ctx.text(value) if node.args else 'keep_prob=' + ctx.text(value)})"
-        drop_rate = bool(node.args) and _reads_as_drop_rate(ctx.text(value), kept)
-        if drop_rate and kept is None and _local_literal(ctx, node, value) == 0.5:
-            drop_rate = False  # `dropout_ratio = 0.5` just above: keeping or zeroing half is the same
+        drop_rate = bool(node.args) and _reads_as_drop_rate(value, ctx.text(value), kept)
+        known: List[float] = []
+        if node.args and kept is None and not _complement(value):
+            known = [v for v in _values_reaching(ctx, value, 0) if 0 < v <= 1]
+        if known:  # what the code assigns or passes says which probability the author meant
+            drop_rate = max(known) < 0.5
+        # a name alone is no proof: MindSpore 1.x code (its own model zoo too) passes keep probabilities under
+        # names like `dropout_rate` or `final_drop` (`0.8`), so a name that only reads as a drop rate is a warning
+        certain = drop_rate and (kept is not None or bool(known))
         if drop_rate:
             meaning = "the first argument is `keep_prob` in MindSpore, not PyTorch's `p`"
         else:
             meaning = "works as written, but `keep_prob` is deprecated in MindSpore 2.10: use `p=`"
         if kept is not None and 0 < kept <= 1:
             problem = f"keeps {kept * 100:g} % and zeroes {(1 - kept) * 100:g} % of the elements: {meaning}"
+        elif certain:
+            shown = ", ".join(f"{v:g}" for v in sorted(set(known)))
+            problem = (f"keeps a share of {shown} of the elements (`{ctx.text(value)}` is {shown} in this module): "
+                       f"{meaning}; use `p=` (probability to zero)")
         elif drop_rate:
-            problem = f"sets the probability to keep an element: {meaning}; use `p=` (probability to zero)"
+            problem = (f"sets the probability to keep an element, and `{ctx.text(value)}` reads as PyTorch's "
+                       f"probability to zero: if it is one, use `p=` (MindSpore 2.10's first argument is `keep_prob`)")
         else:
             problem = f"sets the probability to keep an element: {meaning} (probability to zero)"
         yield self.report(ctx, node, call=call, problem=problem, fix=self._fix(ctx, node, value, kept),
-                          severity=None if drop_rate else "warning")
+                          severity=None if certain else "warning")
 
     def _high_drop_rate(self, ctx, node: ast.Call):
         """`nn.Dropout(p=0.8)`: a literal `p` above 0.5 zeroes most elements, what a keep probability carried
@@ -126,30 +142,77 @@ class DropoutPositionalKeepProb(Rule):
         return Fix("safe", f"Use `p={p}`", (ctx.replace(target, f"p={p}"),))
 
 
-def _reads_as_drop_rate(text: str, kept: Optional[float]) -> bool:
+def _reads_as_drop_rate(value: ast.expr, text: str, kept: Optional[float]) -> bool:
     """Does a positional argument read as PyTorch's probability to zero? A literal under 0.5 (keeping fewer than
     half the elements is almost never meant), or a name that says drop or rate without saying keep
     (`config.hidden_dropout`, `drop_rate`, `p`). `1 - rate`, `0.9` and `keep_prob` read as what MindSpore takes."""
     if kept is not None:
         return kept < 0.5
     words = text.lower()
-    if "keep" in words or text.replace(" ", "").startswith(("1-", "1.0-")):
+    if "keep" in words or _complement(value):
         return False
     last = words.rpartition(".")[2]
     return "drop" in last or "rate" in last or last == "p"
 
 
-def _local_literal(ctx, call: ast.Call, value: ast.expr) -> Optional[float]:
-    """The number a local name holds when the function around `call` assigns it exactly once, a literal."""
-    function = enclosing_function(call)
-    if not isinstance(value, ast.Name) or function is None or isinstance(function, ast.Lambda):
-        return None
-    assigned = [n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                and any(isinstance(t, ast.Name) and t.id == value.id
-                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
-    if len(assigned) != 1 or not isinstance(assigned[0], ast.Assign):
-        return None
-    return _number(assigned[0].value)
+def _values_reaching(ctx, value: ast.expr, depth: int) -> List[float]:
+    """The literal numbers that can reach `value`: a local's assignments, a parameter's default and the keywords
+    of that name the module passes to calls (`partial(ghostnet, final_drop=0.8)`), and what `self.<name>` is
+    assigned in the class. MindSpore 1.x code names keep probabilities `dropout`, `dropout_ratio` or `final_drop`
+    (`dropout_ratio = 1.0` in a test phase, `final_drop=0.8`): the values tell, where the name cannot."""
+    number = _number(value)
+    if number is not None:
+        return [number]
+    if depth > 3:
+        return []
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "float" and value.args:
+        return _values_reaching(ctx, value.args[0], depth + 1)
+    if _complement(value) and isinstance(value, ast.BinOp):
+        # `dropout_rate = 1 - dropout_rate`: the name holds a keep probability from here on
+        return [1 - number for number in _values_reaching(ctx, value.right, depth + 1)] or [1.0]
+    function = enclosing_function(value)
+    if function is None or isinstance(function, ast.Lambda):
+        return []
+    found: List[float] = []
+    if isinstance(value, ast.Name):
+        bound_here = binders(ctx.walk, function, value.id) or value.id in parameter_names(function)
+        for binding in binders(ctx.walk, function if bound_here else None, value.id):  # else a module constant
+            for _, _, assigned in assignments_of(binding):
+                if isinstance(assigned, ast.expr):
+                    found += _values_reaching(ctx, assigned, depth + 1)
+        default = parameter_defaults(function.args).get(value.id)
+        if default is not None:
+            found += _values_reaching(ctx, default, depth + 1)
+        found += _keyword_literals(ctx).get(value.id, [])
+    elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+            and value.value.id == self_parameter(function):
+        cell = ctx.graph.cell_of(function)
+        for assign in ctx.walk.of_kind(cell.node, ast.Assign) if cell is not None else ():
+            if any(isinstance(t, ast.Attribute) and t.attr == value.attr and isinstance(t.value, ast.Name)
+                   and t.value.id == value.value.id for t in assign.targets):
+                found += _values_reaching(ctx, assign.value, depth + 1)
+    return found
+
+
+def _keyword_literals(ctx) -> Dict[str, List[float]]:
+    """{keyword: the numbers the module passes under that name in calls}, once per module."""
+    def collect() -> Dict[str, List[float]]:
+        found: Dict[str, List[float]] = {}
+        for call in ctx.walk.of_kind(ctx.tree, ast.Call):
+            for keyword in call.keywords:
+                number = _number(keyword.value) if keyword.arg else None
+                if number is not None:
+                    found.setdefault(keyword.arg, []).append(number)
+        return found
+    return ctx.memo(_keyword_literals, collect)
+
+
+def _complement(value: ast.expr) -> bool:
+    """`1 - rate`, `1. - rate`, `float(1 - rate)`: a keep probability computed from a drop rate."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "float" \
+            and len(value.args) == 1:
+        value = value.args[0]
+    return isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub) and _number(value.left) == 1
 
 
 def _number(expr: ast.expr) -> Optional[float]:

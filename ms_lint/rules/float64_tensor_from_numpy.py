@@ -4,7 +4,7 @@ import ast
 from typing import Any, Iterator, List, Optional, Set
 
 from ms_lint.analysis.bindings import assignments_of, binders
-from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.analysis.walk import enclosing_function, parameter_names, self_parameter
 from ms_lint.fixing.edits import append_argument, reference
 from ms_lint.rule import Fix, Rule
 
@@ -204,7 +204,7 @@ def _name_is_float64(ctx, name: ast.Name, depth: int) -> bool:
     """Every assignment of the name in its function (or module) is a float64 array."""
     function = enclosing_function(name)
     found = binders(ctx.walk, function, name.id)
-    if not found or (function is not None and name.id in _parameters(function)):
+    if not found or (function is not None and name.id in parameter_names(function)):
         return False
     values: List[Any] = []
     for binding in found:
@@ -213,12 +213,6 @@ def _name_is_float64(ctx, name: ast.Name, depth: int) -> bool:
             return False
         values.extend(value for _, _, value in assigned)
     return all(isinstance(value, ast.expr) and _is_float64(ctx, value, depth + 1) for value in values)
-
-
-def _parameters(function) -> Set[str]:
-    arguments = function.args
-    return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                            arguments.vararg, arguments.kwarg] if a is not None}
 
 
 def _network_uses(ctx, expr: ast.expr, depth: int, seen: Set[int]) -> Iterator[str]:
