@@ -23,7 +23,9 @@ class TensorMethodSignatureMismatch(Rule):
     Finds calls of MindSpore `Tensor` methods with a keyword argument none of the method's 2.10 signatures takes
     (`x.squeeze(dim=1)`, `x.softmax(dim=-1)`, `x.norm(p=2, dim=1)`, `x.repeat(2, axis=0)`,
     `x.split(axis=0, output_num=2)`, `x.prod(axis=0)`, `x.tile(multiples=...)`), or, outside graph code, more
-    positional arguments than any signature takes. The signatures are those of the installed 2.10 wheel,
+    positional arguments than any signature takes. Also `x.repeat(n, 0)` (or a negative last argument): the old
+    NumPy-style `repeat(repeats, axis)` given positionally, which 2.10 reads as PyTorch's counts per dimension,
+    the last of them 0. The signatures are those of the installed 2.10 wheel,
     recorded in `ms_lint/analysis/mindspore_tensor.py` by `tools/tensor_signatures.py` (an oracle test keeps
     them equal), not a hand-written list: what PyNative's argument parser accepts for each method, and, for
     graph code, which methods the graph compiler checks the same way and which extra keywords it accepts
@@ -38,7 +40,9 @@ class TensorMethodSignatureMismatch(Rule):
     Each call fails wherever it runs: measured on MindSpore 2.10, `x.squeeze(dim=1)` raises `TypeError:
     Failed calling squeeze with "squeeze(dim=int)"` in PyNative and in GRAPH_MODE, `x.softmax(dim=1)`
     `Got an unexpected keyword argument 'dim'`, and `x.repeat(2, axis=0)` `unexpected keyword argument
-    'axis'`. Ports carry PyTorch's keyword names (`dim`, `keepdim`, `p`) where a method takes MindSpore's, and
+    'axis'`; `x.repeat(2, 0)` on a 3-D tensor `ValueError: For repeat, number of items of repeats can not be
+    smaller than the number of dimensions` in graph mode (on fewer dimensions it repeats the last one zero
+    times: an empty tensor). Ports carry PyTorch's keyword names (`dim`, `keepdim`, `p`) where a method takes MindSpore's, and
     code written for older MindSpore carries signatures 2.10 removed (`repeat(n, axis)`, which 2.10 made
     PyTorch's tile, `split(axis, output_num)`, `tile(multiples)`).
 
@@ -67,7 +71,8 @@ class TensorMethodSignatureMismatch(Rule):
     ## Fix
     Safe: a keyword is renamed to the one other name of the same parameter the method takes in PyNative and in
     graph code (`dim` <-> `axis`, `keepdim` <-> `keepdims`/`keep_dims`, `p` -> `ord`): the call raised before,
-    and the argument keeps its meaning. Other findings have no fix: `repeat(n, axis=a)` means
+    and the argument keeps its meaning; `x.repeat(n, 0)` becomes `x.repeat_interleave(n, 0)`, the old meaning
+    (measured: NumPy's `repeat` in both modes). Other findings have no fix: `repeat(n, axis=a)` means
     `repeat_interleave(n, a)` now, which the message says, and a removed signature needs its replacement's
     arguments.
     """
@@ -88,6 +93,9 @@ class TensorMethodSignatureMismatch(Rule):
         if method not in mindspore_tensor.METHODS:
             return
         keywords, most_positional = mindspore_tensor.METHODS[method]
+        if method == "repeat" and not node.keywords and len(node.args) == 2 and _axis_literal(node.args[1]):
+            yield from self._old_repeat(ctx, node)
+            return
         if not node.keywords and (most_positional is None or len(node.args) <= most_positional):
             return  # most calls (`x.view(b, -1)`, `x.sum(1)`): nothing to check, and no need to ask where they run
         compiled = ctx.graph.is_compiled(node)
@@ -116,6 +124,25 @@ class TensorMethodSignatureMismatch(Rule):
                                       f"most {most_positional}",
                               consequence="the call raises TypeError")
 
+    def _old_repeat(self, ctx, node: ast.Call):
+        """`x.repeat(n, 0)`: the old NumPy-style `repeat(repeats, axis)` read by 2.10 as PyTorch's counts per
+        dimension, the last of them 0 (or negative): no one repeats a dimension zero times on purpose."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or uses_mindtorch(ctx) \
+                or receiver_kind(ctx, func.value, node) != "tensor":
+            return
+        row, column = ctx.end(func)  # the method's name ends the attribute, on one line
+        fix = Fix("safe", "Use `repeat_interleave`",
+                  (Edit("repeat_interleave", (row, column - len("repeat")), (row, column)),))
+        axis = ctx.text(node.args[1])
+        yield self.report(ctx, node, call=f"{shown_receiver(ctx, func.value)}.repeat(...)",
+                          version=mindspore_tensor.VERSION, fix=fix,
+                          problem=f"passes `({ctx.text(node.args[0])}, {axis})`, the old `repeat(repeats, axis)`; "
+                                  f"`Tensor.repeat` is PyTorch's tile",
+                          consequence=f"{axis} is read as the count of the last dimension, so the result is empty, "
+                                      f"or a ValueError where the tensor has more than two dimensions; the old "
+                                      f"meaning is `repeat_interleave({ctx.text(node.args[0])}, {axis})`")
+
     @staticmethod
     def _unknown_keywords(node: ast.Call, method: str, keywords, compiled: bool) -> List[ast.keyword]:
         if keywords is None:
@@ -137,6 +164,13 @@ class TensorMethodSignatureMismatch(Rule):
         if len(taken) == 1 and taken[0] not in {k.arg for k in node.keywords}:
             return taken[0]
         return None
+
+
+def _axis_literal(expr: ast.expr) -> bool:
+    """0 or a negative int literal: an axis, never a repeat count."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return isinstance(expr.operand, ast.Constant) and type(expr.operand.value) is int
+    return isinstance(expr, ast.Constant) and type(expr.value) is int and expr.value == 0
 
 
 def _rename_fix(ctx, keywords: List[ast.keyword], renames: List[Optional[str]]) -> Fix:

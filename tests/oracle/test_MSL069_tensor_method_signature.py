@@ -94,3 +94,19 @@ def test_msl069_renamed_keywords_run_in_both_modes(oracle, call):
     x = oracle.tensor(np.ones((2, 1, 3)))
     assert oracle.call("lax", oracle.load(GRAPH.format(call=call)).Probe(), x).ok
     assert oracle.call("pynative", oracle.load(HOST.format(call=call)).probe).ok
+
+
+def test_msl069_positional_repeat_axis_is_read_as_counts_per_dimension(oracle):
+    """`x.repeat(2, 0)`, the old NumPy-style `repeat(repeats, axis)`: 2.10 reads (2, 0) as PyTorch's counts per
+    dimension, too few for a 3-D tensor (graph mode: ValueError; the CPU build has no PyNative `repeat` kernel to
+    show the eager result), while `repeat_interleave(2, 0)`, the fix, is NumPy's `repeat` in both modes."""
+    x = oracle.tensor(np.arange(6).reshape((2, 1, 3)))
+    compiled = oracle.call("lax", oracle.load(GRAPH.format(call="x.repeat(2, 0)")).Probe(), x)
+    assert not compiled.ok and "number of items of repeats" in compiled.message, compiled.message
+    assert _fires(GRAPH.format(call="x.repeat(2, 0)")) and _fires(HOST.format(call="x.repeat(2, 0)"))
+    assert not _fires(GRAPH.format(call="x.repeat(2, 1, 1)")) and not _fires(HOST.format(call="x.repeat(2, 1)"))
+    fixed = GRAPH.format(call="x.repeat_interleave(2, 0)")
+    for mode in ("lax", "pynative"):
+        outcome = oracle.call(mode, oracle.load(fixed).Probe(), x)
+        assert outcome.ok, (mode, outcome.message)
+        assert np.array_equal(outcome.value.asnumpy(), np.arange(6).reshape((2, 1, 3)).repeat(2, 0))
