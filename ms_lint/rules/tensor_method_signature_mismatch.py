@@ -42,9 +42,9 @@ class TensorMethodSignatureMismatch(Rule):
     `Got an unexpected keyword argument 'dim'`, and `x.repeat(2, axis=0)` `unexpected keyword argument
     'axis'`; `x.repeat(2, 0)` on a 3-D tensor `ValueError: For repeat, number of items of repeats can not be
     smaller than the number of dimensions` in graph mode (on fewer dimensions it repeats the last one zero
-    times: an empty tensor). Ports carry PyTorch's keyword names (`dim`, `keepdim`, `p`) where a method takes MindSpore's, and
-    code written for older MindSpore carries signatures 2.10 removed (`repeat(n, axis)`, which 2.10 made
-    PyTorch's tile, `split(axis, output_num)`, `tile(multiples)`).
+    times: an empty tensor). Ports carry PyTorch's keyword names (`dim`, `keepdim`, `p`) where a method
+    takes MindSpore's, and code written for older MindSpore carries signatures 2.10 removed (`repeat(n,
+    axis)`, which 2.10 made PyTorch's tile, `split(axis, output_num)`, `tile(multiples)`).
 
     ## Example
     ```python
