@@ -447,8 +447,13 @@ class ProjectIndex:
             return self._set_outside[1]
 
     def may_hold(self, head: str) -> bool:
-        """Can a module whose dotted name starts with `head` be found (`find`) under one of the roots?"""
-        return any(self._holds(root, head) for root in self.roots)
+        """Can a module whose dotted name starts with `head` be found (`find`) under one of the roots? Read from
+        the roots holding `head` (kept until a root is added): asked of 300,000 names on mindone, it tested every
+        root each time."""
+        holders = self._holders.get(head)
+        if holders is None:
+            holders = self._roots_holding(head)
+        return bool(holders)
 
     def _holds(self, root: str, head: str) -> bool:
         """Is `head` a package or module directly under `root` (as any module under it starts with one)?"""
