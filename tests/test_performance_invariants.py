@@ -519,3 +519,44 @@ def test_a_call_outside_distributed_modules_is_skipped_only_if_it_is_neither_a_s
             kinds[kind, skipped] += 1
             assert not (skipped and kind in ("seed", "call")), ast.unparse(call)
     assert kinds["call", False] >= 6 and kinds["seed", False] >= 3 and kinds[None, True] > 100
+
+
+
+def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
+    """MSL054 reads which functions spell a rank or random source from the rows holding one (`_dependent_rows`),
+    then from the function's text: the same answer as searching every function's text."""
+    from ms_lint.rules import rank_dependent_seed as seed
+
+    extra = textwrap.dedent('''
+        import random
+        f = lambda: 1; g = lambda: random.random()
+        def h(x):
+            return x  # rank
+        def k(x): return x
+        def rank_of(x, n=random.seed(0)):
+            y = lambda: x; t = time.time()
+            return y
+        SEED = 3
+        _drawn = random.randint(0, 9)
+        def reads_global():
+            return _drawn
+    ''')
+
+    def searched(ctx, scope) -> bool:  # the form it replaces: every function's text searched
+        text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+        if any(needle in text for needle in seed._DEPENDENT_NEEDLES):
+            return True
+        dependent = frozenset(
+            target.id for statement in ctx.tree.body if isinstance(statement, ast.Assign)
+            and any(needle in ctx.text(statement.value) for needle in seed._DEPENDENT_NEEDLES)
+            for target in statement.targets if isinstance(target, ast.Name))
+        return bool(dependent) and any(name in dependent for name in ctx.walk.nodes_of(scope).loads)
+
+    checked = 0
+    for graph, ctx in _contexts(extra):
+        for scope in [ctx.tree, *graph.walk.scopes()]:
+            if scope is not ctx.tree and scope.__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                continue
+            assert seed._spells_dependence(ctx, scope) == searched(ctx, scope)
+            checked += 1
+    assert checked > 100
