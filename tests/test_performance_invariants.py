@@ -560,3 +560,38 @@ def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
             assert seed._spells_dependence(ctx, scope) == searched(ctx, scope)
             checked += 1
     assert checked > 100
+
+
+def test_def_time_calls_are_the_calls_of_the_decorators_defaults_and_annotations():
+    """`GraphScope._def_time_calls` reads the calls of a def's span outside its body: the calls a walk of its
+    decorators, default values and annotations finds (`_def_time_nodes`); and `_members_of` reads a method's
+    assignments in the order of `ast.walk`."""
+    from ms_lint.analysis.graph import _def_time_nodes
+
+    extra = textwrap.dedent('''
+        @deco(make())
+        def f(x: g() = h(), *a: k(), y=lambda z=m(): n(), **kw: p()) -> q():
+            @inner(r())
+            def nested(v=s()):
+                return t()
+            return u(lambda w=v(): w())
+
+        class C:
+            def __init__(self):
+                self.a = A()
+                if x:
+                    self.a = B()
+                    self.b = [C() for _ in range(2)]
+    ''')
+    checked = 0
+    for graph, _ in _contexts(extra):
+        for function in graph.walk.scopes():
+            if function.__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                continue
+            calls = {id(call) for call in graph.walk.nodes_of(function).calls}
+            expected = {node for node in _def_time_nodes(function)} & calls
+            assert graph._def_time_calls(function) & calls == expected
+            assert [n for n in ast.walk(function) if isinstance(n, ast.Assign)] == \
+                graph.walk.in_walk_order(function, (ast.Assign,))
+            checked += bool(expected)
+    assert checked > 5

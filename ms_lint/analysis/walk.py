@@ -133,6 +133,17 @@ class ModuleWalk:
         """Where the module, a def, a lambda or a class of this module starts and ends in `order`."""
         return self._spans[node]
 
+    def spans(self, node: ast.AST) -> bool:
+        """Is `node` the module or a def, lambda or class of this module (one `span` knows)?"""
+        return node in self._spans
+
+    def calls_between(self, start: int, end: int) -> List[ast.AST]:
+        """The calls at positions `start` to `end` (excluded) of `order`, in preorder (calls are always noted)."""
+        positions = self._positions[ast.Call]
+        order = self.order
+        return [order[position] for position in
+                positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]]
+
     def scopes_within(self, node: ast.AST) -> List[Tuple[int, int, ast.AST]]:
         """(start, end, node) of the defs, lambdas and classes in the subtree of `node` (itself included when it
         is one), in preorder."""
