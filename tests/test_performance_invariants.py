@@ -595,3 +595,36 @@ def test_def_time_calls_are_the_calls_of_the_decorators_defaults_and_annotations
                 graph.walk.in_walk_order(function, (ast.Assign,))
             checked += bool(expected)
     assert checked > 5
+
+
+def test_own_loads_skip_nested_scopes_by_their_spans():
+    """MSL027 reads a function's own loads from its stretch of the walk, nested scopes skipped by their spans:
+    the names the set of nested nodes it replaces lets through, in the same order."""
+    from ms_lint.rules import undefined_name_in_graph as undefined
+
+    def by_set(ctx, function):  # the form it replaces
+        nested = [node for node in ctx.walk.subtree(function)[1:] if isinstance(node, undefined._SCOPES)]
+        inside = {id(sub) for scope in nested for sub in ctx.walk.subtree(scope)} if nested else set()
+        found = [node for node in ctx.walk.subtree(function)
+                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in inside]
+        for scope in nested:
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                for default in (*scope.args.defaults, *(d for d in scope.args.kw_defaults if d is not None)):
+                    found += [n for n in ast.walk(default) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+        return found
+
+    extra = textwrap.dedent('''
+        def f(a, b=c):
+            x = a
+            def g(y=x, *, z=w):
+                class K:
+                    q = lambda r=s: t
+                return y + u
+            h = lambda m=n: m + o
+            return g(x) + p
+    ''')
+    for graph, ctx in _contexts(extra):
+        for function in graph.walk.scopes():
+            if function.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                assert list(undefined._own_loads(ctx, function)) == by_set(ctx, function)
+
