@@ -628,3 +628,16 @@ def test_own_loads_skip_nested_scopes_by_their_spans():
             if function.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
                 assert list(undefined._own_loads(ctx, function)) == by_set(ctx, function)
 
+
+@_BOUNDED
+@given(st.lists(st.sampled_from(["x", " ", "\n", "\r\n", "\r", "setattr(", "exec(", "'a'", '"b_1"', "é"]),
+                max_size=24).map(lambda parts: "".join(parts).encode("utf-8")))
+def test_the_lines_holding_a_needle_are_those_of_splitlines(data):
+    """`names_set_outside` reads the lines that call `setattr` or `exec` from the needles' occurrences: the names
+    quoted there are those of the lines `bytes.splitlines` gives."""
+    from ms_lint.analysis.project import _QUOTED_NAME, _lines_holding
+
+    expected = {name for line in data.splitlines() if b"setattr(" in line or b"exec(" in line
+                for name in _QUOTED_NAME.findall(line)}
+    assert {name for line in _lines_holding(data, (b"setattr(", b"exec(")) for name in _QUOTED_NAME.findall(line)} \
+        == expected
