@@ -641,3 +641,31 @@ def test_the_lines_holding_a_needle_are_those_of_splitlines(data):
                 for name in _QUOTED_NAME.findall(line)}
     assert {name for line in _lines_holding(data, (b"setattr(", b"exec(")) for name in _QUOTED_NAME.findall(line)} \
         == expected
+
+
+@_BOUNDED
+@given(st.lists(st.sampled_from(["x = 1", "  # noqa: MSL001", "# NoQA: MSL002, MSL003", "# nOqA", "#noqa:MSL004",
+                                 "'# noqa: MSL005'", "\n", "\r\n", " ", "\u212a", "\u0131", "é", "# flake8: noqa"]),
+                max_size=12).map("".join))
+def test_noqa_comments_are_found_only_where_the_lowered_text_spells_noqa(text):
+    """MSL098 asks about every module; `noqa_comments` returns at once when the lowered text (kept from
+    `may_skip_file`) does not spell `noqa`: the comments of the full search."""
+    from ms_lint import suppression
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        tree = None
+
+    def searched():  # the form it replaces: every line searched
+        found = []
+        for row, column, comment, _ in suppression._marked_comments(text, tree):
+            match = suppression.NOQA.search(comment)
+            if match and match.group("codes") and not suppression._FLAKE8_FILE.search(comment):
+                codes = [c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c]
+                found.append((row, column + match.start(), column + match.end(), codes))
+        return found
+
+    suppression.may_skip_file(text)  # as the engine does first
+    assert suppression.noqa_comments(text, tree) == searched()
+    assert suppression.noqa_comments(text + "", tree) == searched()
