@@ -523,8 +523,8 @@ def test_a_call_outside_distributed_modules_is_skipped_only_if_it_is_neither_a_s
 
 
 def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
-    """MSL054 reads which functions spell a rank or random source from the rows holding one (`_dependent_rows`),
-    then from the function's text: the same answer as searching every function's text."""
+    """MSL054 searches a function's lines in place in the module's text (`_line_starts`) before its text: the same
+    answer as searching every function's text."""
     from ms_lint.rules import rank_dependent_seed as seed
 
     extra = textwrap.dedent('''
@@ -553,7 +553,9 @@ def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
         return bool(dependent) and any(name in dependent for name in ctx.walk.nodes_of(scope).loads)
 
     checked = 0
-    for graph, ctx in _contexts(extra):
+    contexts = itertools.chain(_contexts(extra), _contexts(extra.replace("\n", "\r\n")),
+                               _contexts(extra.replace("SEED = 3\n", "SEED = 3\r")))  # CRLF, a lone CR
+    for graph, ctx in contexts:
         for scope in [ctx.tree, *graph.walk.scopes()]:
             if scope is not ctx.tree and scope.__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
                 continue

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 import ast
-import bisect
+import itertools
 import re
 from typing import List, Optional
 
 from ms_lint.analysis import bindings, framework
-from ms_lint.analysis.walk import enclosing_function, parameter_defaults, rows_spelling, spelled_name
+from ms_lint.analysis.walk import enclosing_function, parameter_defaults, spelled_name
 from ms_lint.rule import Rule
 
 GLOBAL_SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed"})
@@ -177,12 +177,14 @@ def _spells_dependence(ctx, scope) -> bool:
     if scope is ctx.tree:
         spelled = any(needle in ctx.source.text for needle in _DEPENDENT_NEEDLES)
     else:
-        # a function's text can hold a needle only if one of its lines does: the rows holding one are found once
-        # per module (cutting out each function's text and searching it for every needle was 1 % of a run)
-        rows = ctx.memo(_dependent_rows, lambda: _dependent_rows(ctx.source.text))
-        first = bisect.bisect_left(rows, scope.lineno)
-        spelled = first < len(rows) and rows[first] <= scope.end_lineno and any(
-            needle in ctx.text(scope) for needle in _DEPENDENT_NEEDLES)
+        # a function's text can hold a needle only if its lines do: they are searched in place, between their
+        # offsets in the module's text (cutting out each function's text to search it was 1 % of a run); the
+        # text itself only where they hold one
+        starts = ctx.memo(_line_starts, lambda: _line_starts(ctx.source.text))
+        text = ctx.source.text
+        spelled = (starts is None or any(text.find(needle, starts[scope.lineno - 1], starts[scope.end_lineno]) >= 0
+                                         for needle in _DEPENDENT_NEEDLES)) \
+            and any(needle in ctx.text(scope) for needle in _DEPENDENT_NEEDLES)
     if spelled:
         return True
     dependent = ctx.memo(_spells_dependence, lambda: frozenset(
@@ -192,9 +194,12 @@ def _spells_dependence(ctx, scope) -> bool:
     return bool(dependent) and any(name in dependent for name in ctx.walk.nodes_of(scope).loads)
 
 
-def _dependent_rows(text: str) -> List[int]:
-    """The rows of the lines of `text` that hold one of `_DEPENDENT_NEEDLES`, sorted."""
-    return sorted({row for needle in _DEPENDENT_NEEDLES for row in rows_spelling(text, needle)})
+def _line_starts(text: str) -> Optional[List[int]]:
+    """Where each line of `text` starts, and its length last (`starts[row - 1]`..`starts[row]`: row's line with its
+    end); None for text with a lone CR, whose lines the parser counts otherwise."""
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return None
+    return [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
 
 
 def _module(qualname: str) -> str:
