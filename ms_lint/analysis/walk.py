@@ -47,10 +47,12 @@ class FunctionNodes:
     def loads(self) -> Dict[str, List[ast.Name]]:
         """Name -> the nodes reading it."""
         if self._loads is None:
-            self._loads = {}
+            loads: Dict[str, List[ast.Name]] = {}
+            name_class, load_class = ast.Name, ast.Load  # read as locals: this runs on most nodes of a function
             for node in itertools.islice(self._nodes, self._start + 1, self._end):
-                if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load:
-                    self._loads.setdefault(node.id, []).append(node)
+                if node.__class__ is name_class and node.ctx.__class__ is load_class:
+                    loads.setdefault(node.id, []).append(node)
+            self._loads = loads
         return self._loads
 
 
@@ -246,24 +248,28 @@ class ModuleWalk:
                 span = (0, len(nodes))
             start, end = span
             found = self._function_nodes[function] = FunctionNodes(nodes, start, end)
-            stores, bindings, nested, calls = found.stores, found.bindings, found.nested, found.calls
+            bindings, nested = found.bindings, found.nested
+            add_store, add_call, add_attribute_load = found.stores.add, found.calls.append, found.attribute_loads.append
+            # the classes in locals: this loop runs on most nodes of a run, and local names are read faster
+            name_class, call_class, attribute_class, load_class, lambda_class = \
+                ast.Name, ast.Call, ast.Attribute, ast.Load, ast.Lambda
             for node in itertools.islice(nodes, start + 1, end):
                 kind = node.__class__  # node classes are final: one class test per node (this runs on most nodes)
-                if kind is ast.Name:
-                    if node.ctx.__class__ is not ast.Load:
-                        stores.add(node.id)
-                elif kind is ast.Call:
-                    calls.append(node)
-                elif kind is ast.Attribute:
-                    if node.ctx.__class__ is ast.Load:
-                        found.attribute_loads.append(node)
+                if kind is name_class:
+                    if node.ctx.__class__ is not load_class:
+                        add_store(node.id)
+                elif kind is call_class:
+                    add_call(node)
+                elif kind is attribute_class:
+                    if node.ctx.__class__ is load_class:
+                        add_attribute_load(node)
                 elif kind in BINDER_KINDS:
                     bindings.append(node)
                     if kind in _DEFINITION_KINDS:
-                        stores.add(node.name)
+                        add_store(node.name)
                     if kind in _FUNCTION_KINDS:
                         nested.append(node)
-                elif kind is ast.Lambda:
+                elif kind is lambda_class:
                     nested.append(node)
         return found
 

@@ -119,8 +119,9 @@ def _own_loads(ctx, function):
 
 
 def _name_loads(order, start: int, end: int):
-    return (node for node in itertools.islice(order, start, end)
-            if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load)  # final classes: `is` tests
+    name_class, load_class = ast.Name, ast.Load  # read as locals (final classes: `is` tests)
+    return [node for node in itertools.islice(order, start, end)
+            if node.__class__ is name_class and node.ctx.__class__ is load_class]
 
 
 def _defined_names(nodes) -> Optional[FrozenSet[str]]:
@@ -128,11 +129,13 @@ def _defined_names(nodes) -> Optional[FrozenSet[str]]:
     None when the module can define names a reader cannot see. `nodes`: the module's walk."""
     names = set()
     tree = nodes[0]
+    binding_classes, name_class, load_class = _BINDING_CLASSES, ast.Name, ast.Load  # locals: read on every node
     for node in nodes:
-        if node.__class__ not in _BINDING_CLASSES:
+        kind = node.__class__
+        if kind not in binding_classes:
             continue  # most nodes: one set lookup
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
+        if kind is name_class:  # final classes: `is` tests
+            if node.ctx.__class__ is not load_class:
                 names.add(node.id)
             elif node.id in _DYNAMIC:
                 return None
