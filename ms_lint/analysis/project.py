@@ -125,15 +125,20 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
             kind = sub.__class__  # node classes are final: one class test per node (this runs on most nodes)
             if kind in _ASSIGNMENTS:
                 value = getattr(sub, "value", None)
+                # what `self.x = f(...)` calls, resolved once (it was three times: Parameter, metadata, built)
+                called: Any = _UNRESOLVED
                 for target in _assigned_targets(sub):
                     for attr in _self_attributes(target, self_name):
                         attributes.add(attr)
-                        if value is not None and _is_parameter_call(value, imports):
-                            parameters.add(attr)
-                        elif isinstance(value, ast.Call) and framework.returns_metadata(imports.qualname(value.func)):
-                            metadata.add(attr)
+                        if value.__class__ is ast.Call:
+                            if called is _UNRESOLVED:
+                                called = imports.qualname(value.func)
+                            if called in framework.PARAMETER_CLASSES:
+                                parameters.add(attr)
+                            elif framework.returns_metadata(called):
+                                metadata.add(attr)
                         for call in _calls_in(value):
-                            qualname = imports.qualname(call.func)
+                            qualname = called if call is value else imports.qualname(call.func)
                             if qualname:
                                 constructed.add(qualname)
             elif kind is ast.Call:
@@ -227,8 +232,7 @@ def _self_attributes(target: ast.expr, self_name: str) -> List[str]:
     return []
 
 
-def _is_parameter_call(value: ast.expr, imports: ImportMap) -> bool:
-    return isinstance(value, ast.Call) and imports.qualname(value.func) in framework.PARAMETER_CLASSES
+_UNRESOLVED = object()  # see summarize_class
 
 
 _QUOTED_NAME = re.compile(rb"""['"]([A-Za-z_]\w*)['"]""")
