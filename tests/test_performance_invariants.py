@@ -637,11 +637,12 @@ def test_own_loads_skip_nested_scopes_by_their_spans():
 def test_the_lines_holding_a_needle_are_those_of_splitlines(data):
     """`names_set_outside` reads the lines that call `setattr` or `exec` from the needles' occurrences: the names
     quoted there are those of the lines `bytes.splitlines` gives."""
-    from ms_lint.analysis.project import _QUOTED_NAME, _lines_holding
+    from ms_lint.analysis.project import _QUOTED_NAME
+    from ms_lint.source import lines_holding
 
     expected = {name for line in data.splitlines() if b"setattr(" in line or b"exec(" in line
                 for name in _QUOTED_NAME.findall(line)}
-    assert {name for line in _lines_holding(data, (b"setattr(", b"exec(")) for name in _QUOTED_NAME.findall(line)} \
+    assert {name for line in lines_holding(data, (b"setattr(", b"exec(")) for name in _QUOTED_NAME.findall(line)} \
         == expected
 
 

@@ -14,13 +14,13 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.registrations import is_name, note_registering_call
 from ms_lint.analysis.walk import self_parameter, spelled_name
-from ms_lint.source import SourceError, SourceFile, package_root, parse, read, walk
+from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, walk
 
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
 
@@ -443,7 +443,7 @@ class ProjectIndex:
                             data = handle.read()
                     except OSError:
                         continue
-                    for line in _lines_holding(data, (b"setattr(", b"exec(")):
+                    for line in lines_holding(data, (b"setattr(", b"exec(")):
                         found.update(name.decode("ascii") for name in _QUOTED_NAME.findall(line))
                 self._set_outside = (len(self._files), frozenset(found))
             return self._set_outside[1]
@@ -586,19 +586,6 @@ class ProjectIndex:
             if wanted in kinds:
                 return wanted
         return None
-
-
-def _lines_holding(data: bytes, needles: Tuple[bytes, ...]) -> Iterator[bytes]:
-    """The lines of `data` (as `bytes.splitlines` cuts them) that hold one of the `needles`, each at most once per
-    needle: found from the needles' occurrences, not by splitting every line of the file."""
-    for needle in needles:
-        position = data.find(needle)
-        while position != -1:
-            start = max(data.rfind(b"\n", 0, position), data.rfind(b"\r", 0, position)) + 1
-            ends = [end for end in (data.find(b"\n", position), data.find(b"\r", position)) if end != -1]
-            end = min(ends) if ends else len(data)
-            yield data[start:end]
-            position = data.find(needle, end)
 
 
 def _is_known_non_cell(qualname: str) -> bool:
