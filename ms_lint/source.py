@@ -21,6 +21,19 @@ def split_lines(text: str) -> List[str]:
     return text.split("\n") if "\r" not in text else _LINE_END.split(text)
 
 
+def lines_holding(data: bytes, needles: Tuple[bytes, ...]) -> Iterator[bytes]:
+    """The lines of `data` (as `bytes.splitlines` cuts them) that hold one of the `needles`, each at most once per
+    needle: found from the needles' occurrences, not by splitting every line of the file."""
+    for needle in needles:
+        position = data.find(needle)
+        while position != -1:
+            start = max(data.rfind(b"\n", 0, position), data.rfind(b"\r", 0, position)) + 1
+            ends = [end for end in (data.find(b"\n", position), data.find(b"\r", position)) if end != -1]
+            end = min(ends) if ends else len(data)
+            yield data[start:end]
+            position = data.find(needle, end)
+
+
 class SourceError(Exception):
     """The file cannot be read, decoded or parsed; `row`/`column` locate the problem when known."""
 

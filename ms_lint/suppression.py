@@ -122,6 +122,9 @@ def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
 def noqa_comments(text: str, tree: Optional[ast.Module]) -> List[Tuple[int, int, int, List[str]]]:
     """(row, start, end, codes) of each `# noqa: CODES` comment (`start`..`end`: the columns of its `# noqa...`
     part), in row order; bare `# noqa` and `# flake8: noqa` are left out."""
+    lowered = _lowered(text)
+    if lowered is not None and "noqa" not in lowered:
+        return []  # most modules (MSL098 asks about every one): no line split and searched for markers
     found = []
     for row, column, comment, _ in _marked_comments(text, tree):
         match = NOQA.search(comment)
@@ -140,10 +143,21 @@ def _names(text: Optional[str]) -> Set[str]:
 
 def _lowered(text: str) -> Optional[str]:
     """`text` lowered, where a substring search in it finds all that a case-insensitive regex would: not when
-    it holds one of the four non-ASCII characters such a regex matches to an ASCII letter (then None)."""
+    it holds one of the four non-ASCII characters such a regex matches to an ASCII letter (then None). The last
+    text's is kept: the engine asks about each module twice (`may_skip_file`, then MSL098's `noqa_comments`)."""
+    global _last_lowered
+    last = _last_lowered
+    if last[0] is text:
+        return last[1]
     if not text.isascii() and any(character in text for character in _FOLDS_TO_ASCII):
-        return None
-    return text.lower()
+        lowered = None
+    else:
+        lowered = text.lower()
+    _last_lowered = (text, lowered)  # one assignment: threads see the old pair or the new one
+    return lowered
+
+
+_last_lowered: Tuple[Optional[str], Optional[str]] = (None, None)  # (text, `_lowered(text)`) of the last text
 
 
 def _marked_comments(text: str, tree: Optional[ast.Module]) -> List[Tuple[int, int, str, bool]]:

@@ -519,3 +519,156 @@ def test_a_call_outside_distributed_modules_is_skipped_only_if_it_is_neither_a_s
             kinds[kind, skipped] += 1
             assert not (skipped and kind in ("seed", "call")), ast.unparse(call)
     assert kinds["call", False] >= 6 and kinds["seed", False] >= 3 and kinds[None, True] > 100
+
+
+
+def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
+    """MSL054 searches a function's lines in place in the module's text (`_line_starts`) before its text: the same
+    answer as searching every function's text."""
+    from ms_lint.rules import rank_dependent_seed as seed
+
+    extra = textwrap.dedent('''
+        import random
+        f = lambda: 1; g = lambda: random.random()
+        def h(x):
+            return x  # rank
+        def k(x): return x
+        def rank_of(x, n=random.seed(0)):
+            y = lambda: x; t = time.time()
+            return y
+        SEED = 3
+        _drawn = random.randint(0, 9)
+        def reads_global():
+            return _drawn
+    ''')
+
+    def searched(ctx, scope) -> bool:  # the form it replaces: every function's text searched
+        text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
+        if any(needle in text for needle in seed._DEPENDENT_NEEDLES):
+            return True
+        dependent = frozenset(
+            target.id for statement in ctx.tree.body if isinstance(statement, ast.Assign)
+            and any(needle in ctx.text(statement.value) for needle in seed._DEPENDENT_NEEDLES)
+            for target in statement.targets if isinstance(target, ast.Name))
+        return bool(dependent) and any(name in dependent for name in ctx.walk.nodes_of(scope).loads)
+
+    checked = 0
+    contexts = itertools.chain(_contexts(extra), _contexts(extra.replace("\n", "\r\n")),
+                               _contexts(extra.replace("SEED = 3\n", "SEED = 3\r")))  # CRLF, a lone CR
+    for graph, ctx in contexts:
+        for scope in [ctx.tree, *graph.walk.scopes()]:
+            if scope is not ctx.tree and scope.__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                continue
+            assert seed._spells_dependence(ctx, scope) == searched(ctx, scope)
+            checked += 1
+    assert checked > 100
+
+
+def test_def_time_calls_are_the_calls_of_the_decorators_defaults_and_annotations():
+    """`GraphScope._def_time_calls` reads the calls of a def's span outside its body: the calls a walk of its
+    decorators, default values and annotations finds (`_def_time_nodes`); and `_members_of` reads a method's
+    assignments in the order of `ast.walk`."""
+    from ms_lint.analysis.graph import _def_time_nodes
+
+    extra = textwrap.dedent('''
+        @deco(make())
+        def f(x: g() = h(), *a: k(), y=lambda z=m(): n(), **kw: p()) -> q():
+            @inner(r())
+            def nested(v=s()):
+                return t()
+            return u(lambda w=v(): w())
+
+        class C:
+            def __init__(self):
+                self.a = A()
+                if x:
+                    self.a = B()
+                    self.b = [C() for _ in range(2)]
+    ''')
+    checked = 0
+    for graph, _ in _contexts(extra):
+        for function in graph.walk.scopes():
+            if function.__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                continue
+            calls = {id(call) for call in graph.walk.nodes_of(function).calls}
+            expected = {node for node in _def_time_nodes(function)} & calls
+            assert graph._def_time_calls(function) & calls == expected
+            assert [n for n in ast.walk(function) if isinstance(n, ast.Assign)] == \
+                graph.walk.in_walk_order(function, (ast.Assign,))
+            checked += bool(expected)
+    assert checked > 5
+
+
+def test_own_loads_skip_nested_scopes_by_their_spans():
+    """MSL027 reads a function's own loads from its stretch of the walk, nested scopes skipped by their spans:
+    the names the set of nested nodes it replaces lets through, in the same order."""
+    from ms_lint.rules import undefined_name_in_graph as undefined
+
+    def by_set(ctx, function):  # the form it replaces
+        nested = [node for node in ctx.walk.subtree(function)[1:] if isinstance(node, undefined._SCOPES)]
+        inside = {id(sub) for scope in nested for sub in ctx.walk.subtree(scope)} if nested else set()
+        found = [node for node in ctx.walk.subtree(function)
+                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in inside]
+        for scope in nested:
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                for default in (*scope.args.defaults, *(d for d in scope.args.kw_defaults if d is not None)):
+                    found += [n for n in ast.walk(default) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+        return found
+
+    extra = textwrap.dedent('''
+        def f(a, b=c):
+            x = a
+            def g(y=x, *, z=w):
+                class K:
+                    q = lambda r=s: t
+                return y + u
+            h = lambda m=n: m + o
+            return g(x) + p
+    ''')
+    for graph, ctx in _contexts(extra):
+        for function in graph.walk.scopes():
+            if function.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                assert list(undefined._own_loads(ctx, function)) == by_set(ctx, function)
+
+
+@_BOUNDED
+@given(st.lists(st.sampled_from(["x", " ", "\n", "\r\n", "\r", "setattr(", "exec(", "'a'", '"b_1"', "é"]),
+                max_size=24).map(lambda parts: "".join(parts).encode("utf-8")))
+def test_the_lines_holding_a_needle_are_those_of_splitlines(data):
+    """`names_set_outside` reads the lines that call `setattr` or `exec` from the needles' occurrences: the names
+    quoted there are those of the lines `bytes.splitlines` gives."""
+    from ms_lint.analysis.project import _QUOTED_NAME
+    from ms_lint.source import lines_holding
+
+    expected = {name for line in data.splitlines() if b"setattr(" in line or b"exec(" in line
+                for name in _QUOTED_NAME.findall(line)}
+    assert {name for line in lines_holding(data, (b"setattr(", b"exec(")) for name in _QUOTED_NAME.findall(line)} \
+        == expected
+
+
+@_BOUNDED
+@given(st.lists(st.sampled_from(["x = 1", "  # noqa: MSL001", "# NoQA: MSL002, MSL003", "# nOqA", "#noqa:MSL004",
+                                 "'# noqa: MSL005'", "\n", "\r\n", " ", "\u212a", "\u0131", "é", "# flake8: noqa"]),
+                max_size=12).map("".join))
+def test_noqa_comments_are_found_only_where_the_lowered_text_spells_noqa(text):
+    """MSL098 asks about every module; `noqa_comments` returns at once when the lowered text (kept from
+    `may_skip_file`) does not spell `noqa`: the comments of the full search."""
+    from ms_lint import suppression
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        tree = None
+
+    def searched():  # the form it replaces: every line searched
+        found = []
+        for row, column, comment, _ in suppression._marked_comments(text, tree):
+            match = suppression.NOQA.search(comment)
+            if match and match.group("codes") and not suppression._FLAKE8_FILE.search(comment):
+                codes = [c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c]
+                found.append((row, column + match.start(), column + match.end(), codes))
+        return found
+
+    suppression.may_skip_file(text)  # as the engine does first
+    assert suppression.noqa_comments(text, tree) == searched()
+    assert suppression.noqa_comments(text + "", tree) == searched()

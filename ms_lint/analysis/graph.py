@@ -15,7 +15,7 @@ import ast
 import re
 from collections import deque
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.compile_context import facts_of_module, level_windows
@@ -248,8 +248,12 @@ class GraphScope:
                 self_name = self_parameter(function) if isinstance(function, ast.FunctionDef) else None
                 if self_name is None:
                     continue
-                for statement in ast.walk(function):
-                    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                # the assignments in `ast.walk` order (a later one wins), from the walk's index: walking every
+                # method of every class in the MRO again was 2 % of a run
+                assignments: List[Any] = self.walk.in_walk_order(function, (ast.Assign,)) \
+                    if self.walk.spans(function) else [n for n in ast.walk(function) if isinstance(n, ast.Assign)]
+                for statement in assignments:
+                    if isinstance(statement.value, ast.Call):
                         qualname = self.names.qualname(statement.value.func)
                         if not self.is_cell_class(qualname):
                             continue
@@ -365,7 +369,7 @@ class GraphScope:
         nodes = self.walk.nodes_of(function)
         for nested in nodes.nested:
             yield nested, cls  # nested def / lambda: compiled with the same entry
-        evaluated_at_def = _def_time_nodes(function)
+        evaluated_at_def = self._def_time_calls(function)
         for node in nodes.calls:
             if id(node) in evaluated_at_def:
                 continue  # a decorator factory or a default value runs once, when the def runs: host code
@@ -381,6 +385,17 @@ class GraphScope:
                     prop = self._property(cls, read.attr)
                     if prop is not None:
                         yield prop, cls
+
+    def _def_time_calls(self, function: FunctionNode) -> Set[int]:
+        """The ids of the calls in `function`'s own decorators, default values and annotations (`_def_time_nodes`):
+        the calls of its span outside its body, read from the walk's index of calls instead of walking those
+        parts (1.4 % of a run). Type parameters (3.12) are not evaluated when the def runs: walked as before."""
+        if getattr(function, "type_params", None) or not self.walk.spans(function):
+            return _def_time_nodes(function)  # (or a def of another module's tree)
+        start, end = self.walk.span(function)
+        body_start, body_end = self.walk.body_span(function)
+        return {id(call) for call in (*self.walk.calls_between(start, body_start),
+                                      *self.walk.calls_between(body_end, end))}
 
     def top_level_defs(self) -> Dict[str, FunctionNode]:
         """The first def of each name in the module's body, by name."""

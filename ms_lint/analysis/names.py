@@ -61,8 +61,8 @@ class Names:
             bound = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                          arguments.vararg, arguments.kwarg) if arg is not None}
             bound |= self.walk.nodes_of(function).stores
-            imported = self.imports_of(function).names
-            names = self._local_names[function] = frozenset(name for name in bound if name not in imported)
+            # the imported names taken out in C (a generator over every local was 0.5 % of a run)
+            names = self._local_names[function] = frozenset(bound.difference(self.imports_of(function).names))
         return names
 
     def names_called(self, func: Any) -> Tuple[str, ...]:

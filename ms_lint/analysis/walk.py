@@ -47,10 +47,12 @@ class FunctionNodes:
     def loads(self) -> Dict[str, List[ast.Name]]:
         """Name -> the nodes reading it."""
         if self._loads is None:
-            self._loads = {}
+            loads: Dict[str, List[ast.Name]] = {}
+            name_class, load_class = ast.Name, ast.Load  # read as locals: this runs on most nodes of a function
             for node in itertools.islice(self._nodes, self._start + 1, self._end):
-                if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load:
-                    self._loads.setdefault(node.id, []).append(node)
+                if node.__class__ is name_class and node.ctx.__class__ is load_class:
+                    loads.setdefault(node.id, []).append(node)
+            self._loads = loads
         return self._loads
 
 
@@ -139,6 +141,17 @@ class ModuleWalk:
     def span(self, node: ast.AST) -> Tuple[int, int]:
         """Where the module, a def, a lambda or a class of this module starts and ends in `order`."""
         return self._spans[node]
+
+    def spans(self, node: ast.AST) -> bool:
+        """Is `node` the module or a def, lambda or class of this module (one `span` knows)?"""
+        return node in self._spans
+
+    def calls_between(self, start: int, end: int) -> List[ast.AST]:
+        """The calls at positions `start` to `end` (excluded) of `order`, in preorder (calls are always noted)."""
+        positions = self._positions[ast.Call]
+        order = self.order
+        return [order[position] for position in
+                positions[bisect.bisect_left(positions, start):bisect.bisect_left(positions, end)]]
 
     def scopes_within(self, node: ast.AST) -> List[Tuple[int, int, ast.AST]]:
         """(start, end, node) of the defs, lambdas and classes in the subtree of `node` (itself included when it
@@ -242,24 +255,28 @@ class ModuleWalk:
                 span = (0, len(nodes))
             start, end = span
             found = self._function_nodes[function] = FunctionNodes(nodes, start, end)
-            stores, bindings, nested, calls = found.stores, found.bindings, found.nested, found.calls
+            bindings, nested = found.bindings, found.nested
+            add_store, add_call, add_attribute_load = found.stores.add, found.calls.append, found.attribute_loads.append
+            # the classes in locals: this loop runs on most nodes of a run, and local names are read faster
+            name_class, call_class, attribute_class, load_class, lambda_class = \
+                ast.Name, ast.Call, ast.Attribute, ast.Load, ast.Lambda
             for node in itertools.islice(nodes, start + 1, end):
                 kind = node.__class__  # node classes are final: one class test per node (this runs on most nodes)
-                if kind is ast.Name:
-                    if node.ctx.__class__ is not ast.Load:
-                        stores.add(node.id)
-                elif kind is ast.Call:
-                    calls.append(node)
-                elif kind is ast.Attribute:
-                    if node.ctx.__class__ is ast.Load:
-                        found.attribute_loads.append(node)
+                if kind is name_class:
+                    if node.ctx.__class__ is not load_class:
+                        add_store(node.id)
+                elif kind is call_class:
+                    add_call(node)
+                elif kind is attribute_class:
+                    if node.ctx.__class__ is load_class:
+                        add_attribute_load(node)
                 elif kind in BINDER_KINDS:
                     bindings.append(node)
                     if kind in _DEFINITION_KINDS:
-                        stores.add(node.name)
+                        add_store(node.name)
                     if kind in _FUNCTION_KINDS:
                         nested.append(node)
-                elif kind is ast.Lambda:
+                elif kind is lambda_class:
                     nested.append(node)
         return found
 

@@ -99,11 +99,14 @@ class TorchAxisMethodInGraph(Rule):
                                      call=call["call"], entry=call["entry"], why=why, consequence=call["consequence"])
 
     def _calls(self, ctx):
-        nodes = {id(node): node for function in ctx.graph.compiled for node in ctx.walk.nodes_of(function).calls}
+        if "mindtorch" in ctx.source.text:
+            return  # (searched once, not once per call)
+        # only `.transpose(...)` and `.expand(...)` calls are kept and sorted (not every call of the graph code)
+        nodes = {id(node): node for function in ctx.graph.compiled for node in ctx.walk.nodes_of(function).calls
+                 if node.func.__class__ is ast.Attribute and node.func.attr in ("transpose", "expand")}
         for node in sorted(nodes.values(), key=lambda call: (call.lineno, call.col_offset)):
             func = node.func
-            if not isinstance(func, ast.Attribute) or func.attr not in ("transpose", "expand") or node.keywords \
-                    or not ctx.graph.is_compiled(node) or "mindtorch" in ctx.source.text:
+            if node.keywords or not ctx.graph.is_compiled(node):
                 continue
             if func.attr == "transpose":
                 axes = _two_ints(node)
