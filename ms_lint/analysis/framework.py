@@ -187,9 +187,11 @@ INPLACE_METHODS = frozenset({
     "masked_fill_", "masked_scatter_", "mul_", "normal_", "put_", "random_", "remainder_", "scatter_",
     "scatter_add_", "set_", "sigmoid_", "sign_", "sub_", "tanh_", "to_", "uniform_", "zero_",
 })
-# Framework layers without Parameters (checked: `parameters_dict()` is empty in 2.10) whose output does not
-# depend on the training flag: created in graph code (MSL006) or kept in a plain Python list (MSL030) they compute
-# the right result (measured for Softmax, ReLU, AvgPool2d).
+# Framework layers without Parameters (checked: `parameters_dict()` is empty in 2.10), or whose only Parameters
+# are fixed windows built without randomness and never trained (SSIM's and MSSSIM's Gaussian filters,
+# `requires_grad=False`), whose output does not depend on the training flag: created in graph code (MSL006) or
+# kept in a plain Python list (MSL030) they compute the right result (measured for Softmax, ReLU, AvgPool2d, and
+# PSNR/SSIM built in construct).
 STATELESS_LAYERS = frozenset("""
     ReLU ReLU6 LeakyReLU GELU FastGelu SiLU Sigmoid Tanh Softmax LogSoftmax Softmin Softsign ELU CELU SELU GLU HSigmoid
     HSwish Hardswish Hardsigmoid Mish Hardtanh HShrink SoftShrink LogSigmoid Tanhshrink Softmax2d Identity Flatten
@@ -199,7 +201,7 @@ STATELESS_LAYERS = frozenset("""
     ReplicationPad2d ReplicationPad3d L1Loss MSELoss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss KLDivLoss BCELoss
     BCEWithLogitsLoss SoftmaxCrossEntropyWithLogits CosineEmbeddingLoss MarginRankingLoss SoftMarginLoss
     MultiLabelSoftMarginLoss MultiMarginLoss MultilabelMarginLoss PoissonNLLLoss GaussianNLLLoss TripletMarginLoss
-    CTCLoss Norm Range OneHot ClipByNorm Moments Tril Triu MatrixDiag""".split())
+    CTCLoss Norm Range OneHot ClipByNorm Moments Tril Triu MatrixDiag PSNR SSIM MSSSIM""".split())
 
 
 def repeated_parameter_name(created: ast.expr, qualname: Callable[[ast.expr], Optional[str]]) -> Optional[str]:

@@ -91,7 +91,8 @@ class CellListAttribute(Rule):
                 continue
             container = self._cell_container(ctx, node.value, function, owner.node, target.attr, self_name)
             if container is None or self._registered_elsewhere(owner.node, target.attr, node.value, self_name) \
-                    or _only_stateless_layers(ctx, node.value):
+                    or _only_stateless_layers(ctx, node.value) \
+                    or _filled_only_with_stateless_layers(ctx, node.value, owner.node, target.attr):
                 continue
             consequence = ("`set_train()` does not reach its Cells: they stay in eval mode, so they never drop "
                            "while training" if _only_dropouts(ctx, node.value) else
@@ -313,6 +314,20 @@ def _only_stateless_layers(ctx, value: ast.expr) -> bool:
     (measured). Anything else (a project Cell, Dropout, a list filled elsewhere) may hold state."""
     layers = _literal_layers(ctx, value)
     return bool(layers) and all(layer in STATELESS_LAYERS for layer in layers)
+
+
+def _filled_only_with_stateless_layers(ctx, value: ast.expr, class_node: ast.ClassDef, attribute: str) -> bool:
+    """`self.x = []` filled only by `self.x.append(<a MindSpore layer without weights>)` (EfficientDet's five
+    `nn.Range` Cells): as with a literal of them, nothing to register (measured: compiles and runs in both modes)."""
+    if not (isinstance(value, ast.List) and not value.elts):
+        return False
+    fillers = list(_fillers(ctx, class_node, attribute))
+    return bool(fillers) and all(
+        isinstance(filler, ast.Call) and isinstance(filler.func, ast.Attribute)
+        and filler.func.attr in ("append", "insert")
+        and isinstance(filler.args[-1], ast.Call)
+        and framework.mindspore_layer(ctx.names.qualname(filler.args[-1].func)) in STATELESS_LAYERS
+        for filler in fillers)
 
 
 def _only_dropouts(ctx, value: ast.expr) -> bool:

@@ -112,7 +112,8 @@ class LayerSignatureMismatch(Rule):
             return  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
         shown = f"{ctx.text(node.func)}(...)"
         if name not in mindspore_nn.NAMES[package]:
-            yield self._missing_name(ctx, node, package, name, shown)
+            if not ctx.graph.version_guarded(node):  # `V2() if is_ms_version_2() else nn.ResizeBilinear()`
+                yield self._missing_name(ctx, node, package, name, shown)
             return
         signature = mindspore_nn.SIGNATURES.get(qualname)
         if signature is None:
