@@ -161,6 +161,11 @@ class Context:
             return lines[row - 1][column:end_column]
         return "\n".join([lines[row - 1][column:], *lines[row:end_row - 1], lines[end_row - 1][:end_column]])
 
+    def excerpt(self, node: ast.AST, limit: int = 60) -> str:
+        """The node's text on one line (runs of whitespace joined), cut to `limit` characters for a message."""
+        text = " ".join(self.text(node).split())
+        return text if len(text) <= limit else text[:limit - 3] + "..."
+
     def replace(self, node: ast.AST, content: str) -> Edit:
         return Edit(content, self.start(node), self.end(node))
 

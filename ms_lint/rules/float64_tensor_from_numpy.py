@@ -123,7 +123,7 @@ class Float64TensorFromNumpy(Rule):
         float32, imports = reference(ctx.graph, "mindspore.float32")
         edit = append_argument(ctx, node, f"dtype={float32}")
         fix = Fix(self.fix_applicability, f"Add `dtype={float32}`", (edit,), imports) if edit else None
-        yield self.report(ctx, node, call=_short(ctx, node), use=use, float32=float32, fix=fix)
+        yield self.report(ctx, node, call=ctx.excerpt(node), use=use, float32=float32, fix=fix)
 
 
 def _numpy_name(ctx, func: ast.expr) -> Optional[str]:
@@ -228,7 +228,7 @@ def _network_uses(ctx, expr: ast.expr, depth: int, seen: Set[int]) -> Iterator[s
     if kind is ast.BinOp:
         other = parent.right if parent.left is expr else parent.left
         if compiled and not isinstance(other, ast.Constant):
-            yield f"is an operand of `{_short(ctx, parent)}` in graph code"
+            yield f"is an operand of `{ctx.excerpt(parent)}` in graph code"
             return
         yield from _network_uses(ctx, parent, depth + 1, seen)
     elif kind is ast.Subscript and parent.value is expr:
@@ -262,7 +262,7 @@ def _argument_uses(ctx, call: ast.Call, argument: ast.expr, compiled: bool, dept
         return
     spelled = ctx.text(func)
     if compiled and "cast" not in spelled.lower() and spelled.rpartition(".")[2] not in _NOT_DATA:
-        yield f"is passed to `{_short(ctx, func)}(...)` in graph code"
+        yield f"is passed to `{ctx.excerpt(func)}(...)` in graph code"
 
 
 def _assigned_uses(ctx, target: ast.expr, function, depth: int, seen: Set[int]) -> Iterator[str]:
@@ -308,8 +308,4 @@ def _is_cast(ctx, read: ast.Attribute) -> bool:
         return "cast" in spelled.lower() or "cast" in ctx.text(func).lower()
     return False
 
-
-def _short(ctx, node: ast.AST) -> str:
-    text = " ".join(ctx.text(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."
 

@@ -83,7 +83,7 @@ class InitializerUsedAsData(Rule):
         where, failure, severity = use
         fix = Fix(self.fix_applicability, "Call `.init_data()` on it",
                   (Edit.insert(ctx.end(node), ".init_data()"),))
-        return iter([self.report(ctx, node, call=_short(ctx, node), use=where, failure=failure, fix=fix,
+        return iter([self.report(ctx, node, call=ctx.excerpt(node), use=where, failure=failure, fix=fix,
                                  severity=severity)])
 
 
@@ -93,13 +93,13 @@ _BOTH_MODES = "MindSpore 2.10 raises in graph mode and in PyNative"
 def _use_as_data(ctx, call: ast.Call) -> Optional[tuple]:
     parent = ctx.parent(call)
     if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
-        return (f"an operand of `{_short(ctx, parent)}`",
+        return (f"an operand of `{ctx.excerpt(parent)}`",
                 f"{_BOTH_MODES} (`The Tensor(...) is uninitialized`)", None)
     if not (isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1):
         return None
     target = parent.targets[0]
     if isinstance(target, ast.Subscript):
-        return (f"written into `{_short(ctx, target)}`",
+        return (f"written into `{ctx.excerpt(target)}`",
                 f"writing it into a Parameter or tensor {_BOTH_MODES} (`The pointer[device_address] is null`); "
                 f"kept in a list, PyNative raises `The Tensor(...) is uninitialized` when it is read", None)
     function = enclosing_function(call)
@@ -130,7 +130,3 @@ def _held_by_parameter(ctx, class_node: ast.ClassDef, attribute: str) -> bool:
                 return True
     return False
 
-
-def _short(ctx, node: ast.AST) -> str:
-    text = " ".join(ctx.text(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."

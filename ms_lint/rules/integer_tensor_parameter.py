@@ -76,7 +76,7 @@ class IntegerTensorParameter(Rule):
             return None
         literal = data.args[0]
         shape_note = f" of shape ({ctx.text(literal)},)" if isinstance(literal, ast.Constant) else ""
-        return iter([self.report(ctx, node, call=_short(ctx, node), data=ctx.text(literal), shape_note=shape_note)])
+        return iter([self.report(ctx, node, call=ctx.excerpt(node), data=ctx.text(literal), shape_note=shape_note)])
 
 
 def _mindspore(ctx, func: ast.expr, suffix: str) -> bool:
@@ -99,7 +99,3 @@ def _integer_literals(expr: ast.expr) -> bool:
         expr = expr.operand
     return isinstance(expr, ast.Constant) and type(expr.value) is int
 
-
-def _short(ctx, node: ast.AST) -> str:
-    text = " ".join(ctx.text(node).split())
-    return text if len(text) <= 60 else text[:57] + "..."
