@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Iterator, List, Optional, Set
 
+from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import assignments_of, binders
 from ms_lint.analysis.walk import enclosing_function, parameter_names, self_parameter
 from ms_lint.fixing.edits import append_argument, reference
@@ -110,7 +111,7 @@ class Float64TensorFromNumpy(Rule):
         if len(node.args) != 1 or node.keywords:
             return None  # a dtype is given (or the data is a keyword: rare, not judged)
         qualname = ctx.names.qualname(node.func) or ""
-        if not (qualname.startswith("mindspore.") and qualname.endswith(".Tensor")):
+        if not (qualname.startswith("mindspore.") and qualname in framework.TENSOR_CLASSES):
             return None
         return self._check(node, ctx)
 
@@ -257,7 +258,7 @@ def _argument_uses(ctx, call: ast.Call, argument: ast.expr, compiled: bool, dept
         yield f"is registered on Cell `{ctx.graph.cell_of(call).node.name}` with `{func.attr}`"
         return
     qualname = ctx.names.qualname(func) or ""
-    if qualname.startswith("mindspore.") and qualname.endswith(".Parameter"):
+    if qualname.startswith("mindspore.") and qualname in framework.PARAMETER_CLASSES:
         yield from _network_uses(ctx, call, depth + 1, seen)
         return
     spelled = ctx.text(func)

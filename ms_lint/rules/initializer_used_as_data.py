@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Edit, Fix, Rule
 
@@ -126,7 +127,7 @@ def _held_by_parameter(ctx, class_node: ast.ClassDef, attribute: str) -> bool:
         values = [] if assign is None else [assign.value.body, assign.value.orelse] \
             if isinstance(assign.value, ast.IfExp) else [assign.value]
         for value in values:  # `Parameter(...)`, or `Parameter(...) if class_token else None`
-            if isinstance(value, ast.Call) and (ctx.names.qualname(value.func) or "").endswith("Parameter"):
+            if isinstance(value, ast.Call) and ctx.names.qualname(value.func) in framework.PARAMETER_CLASSES:
                 return True
     return False
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ms_lint.analysis import framework
 from ms_lint.rule import Rule
 
 
@@ -72,16 +73,18 @@ class IntegerTensorParameter(Rule):
             return None
         if not _integer_literals(data.args[0]):
             return None
-        if not (_mindspore(ctx, node.func, ".Parameter") and _mindspore(ctx, data.func, ".Tensor")):
+        if not (_mindspore(ctx, node.func, framework.PARAMETER_CLASSES)
+                and _mindspore(ctx, data.func, framework.TENSOR_CLASSES)):
             return None
         literal = data.args[0]
         shape_note = f" of shape ({ctx.text(literal)},)" if isinstance(literal, ast.Constant) else ""
         return iter([self.report(ctx, node, call=ctx.excerpt(node), data=ctx.text(literal), shape_note=shape_note)])
 
 
-def _mindspore(ctx, func: ast.expr, suffix: str) -> bool:
+def _mindspore(ctx, func: ast.expr, classes: frozenset) -> bool:
+    """Does `func` name one of MindSpore's (not MindTorch's) `classes`?"""
     qualname = ctx.names.qualname(func) or ""
-    return qualname.startswith("mindspore.") and qualname.endswith(suffix)
+    return qualname.startswith("mindspore.") and qualname in classes
 
 
 def _trainable(call: ast.Call) -> bool:
