@@ -20,7 +20,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 from ms_lint import catalog
-from ms_lint.settings import SYNTAX_LEVELS, TARGETS, Settings
+from ms_lint.settings import MODES, SYNTAX_LEVELS, TARGETS, Settings
 
 
 class ConfigError(Exception):
@@ -100,6 +100,7 @@ _KEYS = {
     "per-file-ignores": ("per_file_ignores", _per_file_ignores),
     "syntax-level": ("syntax_level", _choice(SYNTAX_LEVELS)),
     "target": ("target", _choice(TARGETS)),
+    "mode": ("mode", _choice(MODES)),
     "severity": ("severity", _severities),
     "exclude": ("exclude", _globs),
     "extend-exclude": ("extend_exclude", _globs),

@@ -30,6 +30,10 @@ def _other_severities(rule) -> str:
     return "at other severities " + " and ".join(f"`{msgid}` / `{symbol}`" for msgid, symbol in others)
 
 
+_COMPILED_ONLY = ("| mode | a pitfall of compiled code only: a step lower in a project that runs its Cells in PyNative "
+                  "([run mode](../project-rules.md#run-mode-a-project-that-never-compiles-its-cells)) |")
+
+
 def render(rule) -> str:
     severity = SEVERITY_TEXT[rule.severity].replace("MSL0NN", rule.code)
     header = [
@@ -39,6 +43,7 @@ def render(rule) -> str:
         "|---|---|",
         f"| severity | {severity} |",
         f"| looks at | {SCOPE_TEXT[rule.scope]} |",
+        *([_COMPILED_ONLY] if rule.compiled_only else []),
         f"| fix | {rule.fix_applicability or 'none'} |",
         f"| pylint | `{pylint_id(rule)}` / `{rule.name}`; {_other_severities(rule)} |",
         f"| flake8 | `{rule.code}` |",

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ms_lint import suppression
-from ms_lint.analysis import compile_context, projects
+from ms_lint.analysis import compile_context, projects, run_mode
 from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.project import ProjectIndex
@@ -123,16 +123,27 @@ class Linter:
         return result
 
     def compile_context(self, path: str) -> CompileContext:
-        """What the project sets (syntax level, device target), unless the options already say both."""
-        if self.settings.syntax_level and self.settings.target:
-            return CompileContext()
+        """What the project sets (syntax level, device target), unless the options already say both, and whether
+        it runs its Cells in PyNative (`run_mode`), unless the `mode` option says."""
         if self.settings.config_path:
             root = os.path.dirname(self.settings.config_path)
         elif os.path.exists(path):
             root = package_root(path)
         else:
             return CompileContext()  # in-memory source with no project around it
-        return project_compile_context(root)
+        context = CompileContext() if self.settings.syntax_level and self.settings.target \
+            else project_compile_context(root)
+        pynative = self._runs_in_pynative(path, root)
+        return replace(context, pynative_source=pynative) if pynative else context
+
+    def _runs_in_pynative(self, path: str, root: str) -> Optional[run_mode.Evidence]:
+        if self.settings.mode is not None:
+            return run_mode.Evidence(self.settings.config_path or "", 0, run_mode.OPTION) \
+                if self.settings.mode == "pynative" else None
+        if not self.settings.config_path:
+            root = run_mode.project_root(path)
+        config_path = os.path.join(root, "pyproject.toml")
+        return run_mode.of_project(root, lambda top: discover([top], Settings(config_path=config_path)))
 
     def cells_and_level(self, tree: ast.Module, source: SourceFile) -> Tuple[Set[str], str]:
         """The names of the Cell classes at the top of a module and the syntax level its graph code compiles at

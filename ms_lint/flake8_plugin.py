@@ -6,7 +6,7 @@ from typing import Dict, List, Optional
 from ms_lint import __version__
 from ms_lint.config import load, override
 from ms_lint.engine import Linter
-from ms_lint.settings import SYNTAX_LEVELS, TARGETS, Settings
+from ms_lint.settings import MODES, SYNTAX_LEVELS, TARGETS, Settings
 from ms_lint.source import SourceFile, module_name
 
 
@@ -27,10 +27,13 @@ class Flake8Plugin:
                            help="the jit_syntax_level graph code compiles at (default: detected, else lax)")
         manager.add_option("--ms-lint-target", choices=TARGETS, parse_from_config=True,
                            help="the device target (default: detected, else any)")
+        manager.add_option("--ms-lint-mode", choices=MODES, parse_from_config=True,
+                           help="how the project runs its Cells (default: detected)")
 
     @classmethod
     def parse_options(cls, options) -> None:
-        cls._options = {"syntax_level": options.ms_lint_syntax_level, "target": options.ms_lint_target}
+        cls._options = {"syntax_level": options.ms_lint_syntax_level, "target": options.ms_lint_target,
+                        "mode": options.ms_lint_mode}
 
     def _linter(self) -> Linter:
         settings = override(load(self.filename), **self._options)

@@ -32,6 +32,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from ms_lint import __version__, config
+from ms_lint.analysis import compile_context, run_mode
 from ms_lint.engine import Linter
 from ms_lint.fixing.apply import apply_fixes
 from ms_lint.fixing.passes import fix_source
@@ -274,6 +275,9 @@ def create_server() -> MsLintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: MsLintServer, params: types.DidSaveTextDocumentParams):
+        # a saved script may have changed what the project sets (mode, syntax level, target): scan it again
+        compile_context.forget_projects()
+        run_mode.forget_projects()
         ls.publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -16,7 +16,7 @@ from ms_lint.catalog import all_rules, pylint_message, rule_by_code
 from ms_lint.config import load, override
 from ms_lint.engine import FileResult, Linter
 from ms_lint.runner import few_collections
-from ms_lint.settings import SYNTAX_LEVELS, TARGETS
+from ms_lint.settings import MODES, SYNTAX_LEVELS, TARGETS
 from ms_lint.source import module_name
 
 
@@ -63,6 +63,8 @@ class MsLintChecker(BaseRawFileChecker):
                                   "metavar": "<lax|strict>", "help": "the jit_syntax_level graph code compiles at"}),
         ("ms-lint-target", {"type": "choice", "choices": ("",) + TARGETS, "default": "",
                             "metavar": "<any|cpu|gpu|ascend>", "help": "the device target"}),
+        ("ms-lint-mode", {"type": "choice", "choices": ("",) + MODES, "default": "",
+                          "metavar": "<graph|pynative>", "help": "how the project runs its Cells (default: detected)"}),
     )
 
     def __init__(self, linter):
@@ -79,6 +81,7 @@ class MsLintChecker(BaseRawFileChecker):
             ignore=list(config.ms_lint_ignore) or None,
             syntax_level=config.ms_lint_syntax_level or None,
             target=config.ms_lint_target or None,
+            mode=config.ms_lint_mode or None,
         )
         linter = self._linters.get(settings)
         if linter is None:

@@ -237,6 +237,10 @@ class Rule:
     # `from m import g as f` ends in `g`). The engine calls `visit_call` only for such calls (each call of a
     # module reaches dozens of rules). None means every call. It must be an exact necessary condition.
     call_names: ClassVar[Optional[FrozenSet[str]]] = None
+    # True when the pitfall exists only where the code is compiled (GRAPH_MODE, or a `jit` function) and PyNative
+    # runs it as Python would: in a project that runs its Cells in PyNative (`analysis/run_mode.py`) the findings
+    # outside `jit` functions are lowered a step and say why. `report(compiled_only=...)` decides per finding.
+    compiled_only: ClassVar[bool] = False
 
     def report(
         self,
@@ -245,10 +249,12 @@ class Rule:
         *,
         fix: Optional[Fix] = None,
         severity: Optional[str] = None,
+        compiled_only: Optional[bool] = None,
         **fields,
     ) -> Diagnostic:
         """A diagnostic for `node`. `{entry}` and `{level_note}` in the message are filled from the context;
-        a "level" severity becomes warning under LAX and error under STRICT."""
+        a "level" severity becomes warning under LAX and error under STRICT; a finding of a pitfall of compiled
+        code (`compiled_only`, the rule's by default) in a project that runs in PyNative is lowered a step."""
         entry = ctx.graph.entry_of(node)
         if entry is not None:
             fields.setdefault("entry", entry.name)
@@ -256,7 +262,13 @@ class Rule:
         severity = severity or self.severity
         if severity == "level":
             severity = "error" if ctx.graph.level_of(node) == "strict" else "warning"
-        return ctx.diagnostic(self, node, self.message.format(**fields), severity, fix)
+        message = self.message.format(**fields)
+        pynative = ctx.compile_context.pynative_source
+        if pynative is not None and (self.compiled_only if compiled_only is None else compiled_only) \
+                and (entry is None or entry.kind != "jit"):
+            severity = LOWERED[severity]
+            message += f"; only once compiled: this project runs its Cells in PyNative ({pynative.describe()})"
+        return ctx.diagnostic(self, node, message, severity, fix)
 
     @staticmethod
     def level_note(ctx: "Context", node: ast.AST) -> str:
@@ -302,6 +314,9 @@ class Rule:
                                     "nodes (shared singletons); hook their parent node instead")
                 yield node_class, attr
 
+
+# A finding of compiled code's pitfall in a project that runs in PyNative (`Rule.report`)
+LOWERED = {"error": "warning", "warning": "info", "info": "info"}
 
 LEVEL_NOTES = {
     "lax": "runs on the host through JIT Fallback at the default LAX syntax level, fails to compile under STRICT",

@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from ms_lint import __version__, store
 from ms_lint.analysis import compile_context
+from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.catalog import all_rules
 from ms_lint.engine import FileResult, Linter
 from ms_lint.rule import Diagnostic, Edit, Fix, Import
@@ -66,8 +67,9 @@ class Cache:
                 entry = json.load(handle)
         except (OSError, ValueError):
             return None
-        if entry.get("key") != self.key or entry.get("content") != content:
-            return None
+        if entry.get("key") != self.key or entry.get("content") != content \
+                or entry.get("context") != context_stamp(linter.compile_context(path)):
+            return None  # another file changed what the project sets (a level, a target, the mode)
         with linter.index.importing(path):
             for name, recorded in entry.get("dependencies", {}).items():
                 if _stamp(linter.index.find(name)) != recorded:
@@ -78,12 +80,13 @@ class Cache:
             return None
         return FileResult(path, diagnostics, facts=entry.get("facts", {}))
 
-    def store(self, result: FileResult, content: str) -> None:
+    def store(self, result: FileResult, content: str, linter: Linter) -> None:
         if result.internal_errors:
             return  # never cache a crash
         entry = {
             "key": self.key,
             "content": content,
+            "context": context_stamp(linter.compile_context(result.path)),
             "dependencies": {name: _stamp(found) for name, found in result.dependencies.items()},
             "diagnostics": [asdict(d) for d in result.diagnostics],
             "facts": result.facts,
@@ -94,6 +97,12 @@ class Cache:
             store.write_json(target, entry)
         except OSError:
             pass  # an unwritable cache costs time, never correctness
+
+
+def context_stamp(context: CompileContext) -> str:
+    """The compile context a file was linted under, as the cache compares it (stable across processes)."""
+    return json.dumps([context.syntax_level, context.target, context.level_source, context.target_source,
+                       sorted(context.flags), context.pynative_source])
 
 
 def _ignore_all(directory: str) -> None:
@@ -180,7 +189,7 @@ class _Worker:
                 pass
             return cached
         result = self.linter.lint_bytes(data, path)
-        self.cache.store(result, content)
+        self.cache.store(result, content, self.linter)
         return result
 
 

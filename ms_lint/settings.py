@@ -11,6 +11,7 @@ from typing import Iterable, Optional, Tuple
 
 SYNTAX_LEVELS = ("lax", "strict")
 TARGETS = ("any", "cpu", "gpu", "ascend")
+MODES = ("graph", "pynative")
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class Settings:
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     syntax_level: Optional[str] = None  # None: detect from the code, else LAX
     target: Optional[str] = None  # None: detect from the code, else "any"
+    mode: Optional[str] = None  # "graph" | "pynative": how the Cells run; None: detect from the project
     severity: Tuple[Tuple[str, str], ...] = ()  # per-rule severity overrides
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()

@@ -40,6 +40,13 @@ def test_code_symbol_severity_and_fix_follow_the_contract(rule):
     assert (rule.fix_applicability or "none") == applicability, f"docs/RULES.md says {fix!r}"
 
 
+def test_the_compiled_only_rules_are_the_contracts():
+    text = RULES_MD.read_text(encoding="utf-8")
+    paragraph = re.search(r"\*\*Compiled-only\.\*\*(.+?)\*\*Target", text, re.S).group(1)
+    listed = sorted(set(re.findall(r"MSL\d{3}", paragraph)))
+    assert listed == [rule.code for rule in RULES if rule.compiled_only]
+
+
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
 def test_rule_declares_what_the_engine_needs(rule):
     assert rule.severity in DECLARED_SEVERITIES and rule.scope in SCOPES

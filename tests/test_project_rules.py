@@ -14,7 +14,7 @@ import textwrap
 import pytest
 from support import run_cli
 
-from ms_lint.analysis import compile_context
+from ms_lint.analysis import compile_context, run_mode
 from ms_lint.catalog import all_rules, pylint_message
 from ms_lint.engine import Linter
 from ms_lint.settings import Settings
@@ -325,7 +325,8 @@ def write(tmp_path, files):
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    compile_context._scans.clear()
+    compile_context.forget_projects()  # the CLI runs in this process: scan the new files
+    run_mode.forget_projects()
     return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.py"))
 
 

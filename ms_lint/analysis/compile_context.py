@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint import store
+from ms_lint.analysis import run_mode
 from ms_lint.analysis.walk import spelled_name
 from ms_lint.source import SourceError, decode, parse, walk
 
@@ -63,8 +64,8 @@ class CompileContext:
     target_source: Optional[Tuple[str, int]] = None
     # attribute names some code sets on Cells with `add_flags(name=...)` / `add_flags_recursive(name=...)`
     flags: FrozenSet[str] = frozenset()
-    # where some file of the project selects GRAPH_MODE (its Cells are compiled), or None
-    graph_mode_source: Optional[Tuple[str, int]] = None
+    # where the project shows it runs its Cells in PyNative and never compiles them (`run_mode.of_project`)
+    pynative_source: Optional["run_mode.Evidence"] = None
 
 
 def facts_of_module(tree: ast.Module) -> ModuleFacts:
@@ -153,7 +154,7 @@ def scan(files: Iterable[str]) -> CompileContext:
     """The context the given files set. STRICT anywhere wins (the strictest level the code will meet); the
     first target found wins."""
     level = target = None
-    level_source = target_source = graph_mode = None
+    level_source = target_source = None
     flags: Set[str] = set()
     for count, path in enumerate(files):
         if count >= _MAX_FILES:
@@ -167,9 +168,6 @@ def scan(files: Iterable[str]) -> CompileContext:
             continue
         if b"add_flags" in data:
             flags.update(flag_names(data.decode("utf-8", errors="replace")))
-        if graph_mode is None:
-            row = selects_graph_mode(data)
-            graph_mode = (path, row) if row else None
         if not any(needle.encode() in data for needle in _NEEDLES) or not _MAY_SET.search(data):
             continue
         found_facts = _stored_facts(path, data)
@@ -182,7 +180,7 @@ def scan(files: Iterable[str]) -> CompileContext:
         for found, row in targets:
             if target is None:
                 target, target_source = found, (path, row)
-    return CompileContext(level, target, level_source, target_source, frozenset(flags), graph_mode)
+    return CompileContext(level, target, level_source, target_source, frozenset(flags))
 
 
 # Where the scan keeps what each file it parses sets, by content: a run from the cache lints nothing, but its
@@ -243,6 +241,11 @@ def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> Compil
     if root not in _scans:
         _scans[root] = scan(files_under(root))
     return _scans[root]
+
+
+def forget_projects() -> None:
+    """Scan every project again when next asked (a long-lived process whose files changed: the server)."""
+    _scans.clear()
 
 
 def _is_test_file(path: str) -> bool:

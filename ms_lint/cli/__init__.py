@@ -16,7 +16,7 @@ from ms_lint import __version__, formats
 from ms_lint.catalog import all_rules, pylint_id, rule_by_code
 from ms_lint.config import ConfigError
 from ms_lint.rule import DOCS_URL
-from ms_lint.settings import SYNTAX_LEVELS, TARGETS
+from ms_lint.settings import MODES, SYNTAX_LEVELS, TARGETS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selectors(check)
     check.add_argument("--syntax-level", choices=SYNTAX_LEVELS, help="the jit_syntax_level graph code compiles at")
     check.add_argument("--target", choices=TARGETS, help="the device target (ascend rules fire for ascend/any)")
+    check.add_argument("--mode", choices=MODES,
+                       help="how the project runs its Cells (default: detected; pitfalls of compiled code are "
+                            "lowered a step in a project that runs in PyNative)")
     check.add_argument("--force-exclude", action="store_true",
                        help="apply exclude patterns and .gitignore to files named on the command line too "
                             "(for pre-commit)")

@@ -90,7 +90,7 @@ def _prepare(args) -> Run:
 
 def _flags(args) -> Dict[str, object]:
     return {"select": args.select, "extend_select": args.extend_select, "ignore": args.ignore,
-            "syntax_level": args.syntax_level, "target": args.target,
+            "syntax_level": args.syntax_level, "target": args.target, "mode": args.mode,
             "respect_gitignore": args.respect_gitignore}
 
 

@@ -85,6 +85,7 @@ class AttributeAssignedInGraph(Rule):
     code = "MSL035"
     name = "attribute-assigned-in-graph"
     severity = "level"
+    compiled_only = True
     scope = "graph"
     message = "`self.{attribute}` assigned in graph code reached from `{entry}`: {level_note}"
 

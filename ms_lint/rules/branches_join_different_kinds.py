@@ -74,6 +74,7 @@ class BranchesJoinDifferentKinds(Rule):
     code = "MSL026"
     name = "branches-join-different-kinds"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "{subject}, in graph code reached from `{entry}`: {consequence}"
 

@@ -48,6 +48,7 @@ class CellInStrFormat(Rule):
     code = "MSL012"
     name = "cell-in-str-format"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = ("`{call}` formats the sub-Cell `self.{cell}` in graph code reached from `{entry}`: 2.10 fails to "
                "compile it (`TypeError: Unsupported parameter type for python primitive, the parameter value is "

@@ -56,6 +56,7 @@ class DictPopInGraph(Rule):
     code = "MSL029"
     name = "dict-pop-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "`{call}` in graph code reached from `{entry}`: {how}{when}; read the value with `.get(...)`"
     needles = (".pop(",)

@@ -63,6 +63,7 @@ class DynamicShapeOp(Rule):
     code = "MSL043"
     name = "dynamic-shape-op"
     severity = "info"
+    compiled_only = True
     scope = "graph"
     message = "{what} in graph code reached from `{entry}`: the output shape depends on tensor values{note}"
     call_names = _DYNAMIC_OPS

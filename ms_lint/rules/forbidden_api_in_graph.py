@@ -125,6 +125,7 @@ class ForbiddenApiInGraph(Rule):
     code = "MSL011"
     name = "forbidden-api-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "`{call}(...)` in graph code reached from `{entry}`: 2.10 refuses {what} in graph code{when}"
     needles = ("initializer", "context", "log", "assign_value", "set_const_arg", "register_", "state_dict",

@@ -67,6 +67,7 @@ class FrozenHostCallInGraph(Rule):
     code = "MSL004"
     name = "frozen-host-call-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "`{call}` in graph code reached from `{entry}` is evaluated once at compile time: {consequence}"
     fix_applicability = "unsafe"

@@ -61,6 +61,7 @@ class GeneratorMethodInGraph(Rule):
     code = "MSL010"
     name = "generator-method-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "`{call}()` in graph code reached from `{entry}`: Cell-tree walks fail to compile in graph mode"
     needles = tuple(f".{name}(" for name in sorted(GENERATOR_METHODS))

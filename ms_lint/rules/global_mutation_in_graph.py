@@ -57,6 +57,7 @@ class GlobalMutationInGraph(Rule):
     code = "MSL021"
     name = "global-mutation-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = ("`global {names}` then assigned in graph code reached from `{entry}`: the assignment is silently "
                "dropped, the global keeps its value (PyNative updates it)")

@@ -56,6 +56,7 @@ class LambdaNotAlone(Rule):
     code = "MSL039"
     name = "lambda-not-alone"
     severity = "error"
+    compiled_only = True
     scope = "cell"
     message = ("lambda stored in `self.{attribute}`, which graph code reached from `{entry}` calls, is not the whole "
                "value of its assignment: 2.10 cannot find it again to compile it ({compiler})")

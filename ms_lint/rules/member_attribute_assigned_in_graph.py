@@ -74,6 +74,7 @@ class MemberAttributeAssignedInGraph(Rule):
     code = "MSL037"
     name = "member-attribute-assigned-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "`{target}` assigned in graph code reached from `{entry}`: {why}"
 

@@ -75,6 +75,7 @@ class MutableDefaultInGraph(Rule):
     code = "MSL022"
     name = "mutable-default-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = ("mutable default `{parameter}={default}` of graph function `{function}` reached from `{entry}`: "
                "graph mode freezes it, PyNative shares it across calls (the modes disagree)")

@@ -54,6 +54,7 @@ class NumpyConstantInGraph(Rule):
     code = "MSL002"
     name = "numpy-constant-in-graph"
     severity = "info"
+    compiled_only = True
     scope = "graph"
     message = ("NumPy array `{call}` built from constants in graph code reached from `{entry}`: rebuilt at every "
                "compilation")

@@ -82,6 +82,7 @@ class NumpyInGraph(Rule):
     code = "MSL001"
     name = "numpy-in-graph"
     severity = "level"
+    compiled_only = True
     scope = "graph"
     message = "{what} in graph code reached from `{entry}`: {consequence}"
     fix_applicability = "unsafe"
@@ -100,7 +101,8 @@ class NumpyInGraph(Rule):
         function = qualname.rpartition(".")[2]
         if qualname.startswith("numpy.") and function in FAILING_REDUCTIONS and any(
                 tensors.is_graph_tensor(a) for a in arguments):
-            yield self.report(ctx, node, severity="error", what=f"NumPy reduction `{shown}` called on a tensor",
+            yield self.report(ctx, node, severity="error", compiled_only=False,
+                              what=f"NumPy reduction `{shown}` called on a tensor",
                               consequence="raises TypeError in every mode (it calls the tensor's method with `out=`)",
                               fix=self._fix(ctx, node, qualname))
             return
@@ -116,7 +118,8 @@ class NumpyInGraph(Rule):
         # the array first: rare, and cheaper to rule out than tensor data
         if any(tensors.is_ndarray(o) for o in operands) and any(
                 tensors.is_graph_tensor(o) and not _numpy_value(tensors, o) for o in operands):
-            yield self.report(ctx, node, severity="error", what="arithmetic between a tensor and a NumPy array",
+            yield self.report(ctx, node, severity="error", compiled_only=False,
+                              what="arithmetic between a tensor and a NumPy array",
                               consequence="raises TypeError at run time in every mode")
 
     def _fix(self, ctx, node: ast.Call, qualname: str) -> Optional[Fix]:

@@ -51,6 +51,7 @@ class ParameterCreatedInGraph(Rule):
     code = "MSL007"
     name = "parameter-created-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "`{call}(...)` created in graph code reached from `{entry}`: fails to compile in graph mode"
     needles = ("Parameter",)

@@ -49,6 +49,7 @@ class ParameterSetDataInGraph(Rule):
     code = "MSL008"
     name = "parameter-set-data-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "`{call}` in graph code reached from `{entry}`: fails to compile in graph mode"
     fix_applicability = "unsafe"

@@ -73,6 +73,7 @@ class PossiblyUnboundInGraph(Rule):
     code = "MSL025"
     name = "possibly-unbound-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = ("`{variable}` is read here but assigned only {where} (line {line}) in graph code reached from "
                "`{entry}`: MindSpore rejects the function (`UnboundLocalError: {compiler}.`)")

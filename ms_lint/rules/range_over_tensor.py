@@ -54,6 +54,7 @@ class RangeOverTensor(Rule):
     code = "MSL023"
     name = "range-over-tensor"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = ("`range()` over tensor `{bound}` in graph code reached from `{entry}`: fails to compile "
                "(`For 'make_range', the 0th input should be a int scalar but got AbstractTensor`)")

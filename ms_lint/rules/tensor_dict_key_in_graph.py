@@ -45,6 +45,7 @@ class TensorDictKeyInGraph(Rule):
     code = "MSL028"
     name = "tensor-dict-key-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = ("dict keyed by tensor data (`{key}`) in graph code reached from `{entry}`: 2.10 fails to compile it "
                "(`RuntimeError: {evaluator} evaluator key only supports string, number, type, none, constant tensor "

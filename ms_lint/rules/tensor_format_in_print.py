@@ -62,6 +62,7 @@ class TensorFormatInPrint(Rule):
     code = "MSL024"
     name = "tensor-format-in-print"
     severity = "level"
+    compiled_only = True
     scope = "graph"
     message = "{kind} of tensor data in `print` in graph code reached from `{entry}`: {consequence}"
     fix_applicability = "unsafe"

@@ -50,6 +50,7 @@ class TensorToHostInGraph(Rule):
     code = "MSL003"
     name = "tensor-to-host-in-graph"
     severity = "level"
+    compiled_only = True
     scope = "graph"
     message = "`{call}` copies tensor data to the host in graph code reached from `{entry}`: {level_note}"
     needles = (".asnumpy", ".numpy", ".tolist")

@@ -56,6 +56,7 @@ class ThreadInGraph(Rule):
     code = "MSL005"
     name = "thread-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "{what} in graph code reached from `{entry}`: {consequence}"
     needles = ("threading", "_thread", "multiprocessing", "concurrent")

@@ -73,6 +73,7 @@ class UnsupportedBuiltinInGraph(Rule):
     code = "MSL009"
     name = "unsupported-builtin-in-graph"
     severity = "level"
+    compiled_only = True
     scope = "graph"
     message = "`{call}` in graph code reached from `{entry}`: {consequence}"
     call_names = frozenset({"eval", "exec", "iter", "map", "max", "min"}) | FALLBACK_BUILTINS

@@ -86,6 +86,7 @@ class UnsupportedStatementInGraph(Rule):
     code = "MSL020"
     name = "unsupported-statement-in-graph"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = "`{statement}` in graph code reached from `{entry}`: {consequence}"
 

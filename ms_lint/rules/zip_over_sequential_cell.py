@@ -67,6 +67,7 @@ class ZipOverSequentialCell(Rule):
     code = "MSL072"
     name = "zip-over-sequential-cell"
     severity = "error"
+    compiled_only = True
     scope = "graph"
     message = ("`zip(...)` over `{attribute}`, an `nn.SequentialCell`, in graph code reached from `{entry}`: graph "
                "mode cannot zip a SequentialCell and fails to compile (PyNative runs it); build it as "

@@ -1,0 +1,238 @@
+"""How a project runs its Cells: compiled (GRAPH_MODE, or `jit` around code that calls them) or in PyNative.
+
+MindSpore 2.10 starts in PyNative. A pitfall of compiled code (an unbound local, `eval`, a frozen `random()`)
+never happens in a project that never compiles: there the rules that claim one are lowered a step (`Rule.report`).
+The evidence must be positive, because a library's Cells are compiled by scripts the linter does not see:
+
+* **may compile**: `set_context(mode=...)` given `GRAPH_MODE`, `0` or anything but a PyNative constant (a
+  variable, a conditional, `**options`), or a MindSpore `jit` around a function that may call a Cell;
+* **runs in PyNative**: nothing may compile, and a script selects `PYNATIVE_MODE` or runs itself (`if __name__
+  == "__main__":`) without selecting a mode.
+
+Each file is read as bytes; only a file that applies `jit` is parsed (to see what the function calls). The scan
+covers the project around the linted file (`project_root`): a model zoo's `src/` often has no `__init__.py`, and
+the `train.py` that selects the mode sits a level or two up.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import os
+import re
+from typing import Callable, Dict, Iterable, NamedTuple, Optional, Tuple
+
+from ms_lint.source import SourceError, decode, package_root, parse
+
+COMPILES, PYNATIVE, RUNS, OPTION = "compiles", "pynative", "runs", "option"
+
+
+class Evidence(NamedTuple):
+    """Where a project shows it runs in PyNative: a script that selects it, or one that runs without a mode."""
+
+    path: str
+    row: int
+    kind: str  # PYNATIVE | RUNS | OPTION (`mode = "pynative"`)
+
+    def describe(self) -> str:
+        if self.kind == OPTION:
+            return "the `mode` option says so"
+        where = f"`{os.path.basename(self.path)}` line {self.row}"
+        if self.kind == PYNATIVE:
+            return f"{where} selects PYNATIVE_MODE"
+        return f"{where} runs without selecting a mode, and 2.10 starts in PyNative"
+
+
+_MAX_FILES = 20000
+_scans: Dict[str, Optional[Evidence]] = {}
+
+
+def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> Optional[Evidence]:
+    """Where the project under `root` shows it runs in PyNative, or None when some file may compile its Cells or
+    nothing shows how it runs (scanned once per process)."""
+    root = os.path.abspath(root)
+    if root not in _scans:
+        _scans[root] = scan(files_under(root))
+    return _scans[root]
+
+
+def forget_projects() -> None:
+    """Scan every project again when next asked (a long-lived process whose files changed: the server)."""
+    _scans.clear()
+    _is_project_directory.cache_clear()
+
+
+def scan(files: Iterable[str]) -> Optional[Evidence]:
+    found: Optional[Evidence] = None
+    for count, path in enumerate(files):
+        if count >= _MAX_FILES:
+            return None
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        said = evidence(data, path)
+        if said is None:
+            continue
+        if said[0] == COMPILES:
+            return None
+        if found is None or (found.kind, said[0]) == (RUNS, PYNATIVE):  # a selected PyNative says more
+            found = Evidence(path, said[1], said[0])
+    return found
+
+
+# Files that mark a project's own directory (a model of a zoo has its README and requirements)
+_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", ".git")
+_LEVELS_UP = 3
+
+
+def project_root(path: str) -> str:
+    """The directory a project's scan covers: the nearest of the file's top package's directory and its three
+    parents that holds a project file (README, requirements, setup, `.git`) or a training script, else the top
+    package's directory."""
+    root = directory = package_root(path)
+    for _ in range(_LEVELS_UP + 1):
+        if _is_project_directory(directory):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return root
+
+
+@functools.lru_cache(maxsize=256)
+def _is_project_directory(directory: str) -> bool:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    return any(name in _MARKERS or name.lower().startswith("readme")
+               or (name.startswith("train") and name.endswith(".py")) for name in names)
+
+# A `set_context(` that is not in a comment: its arguments are read up to the matching parenthesis
+_SET_CONTEXT = re.compile(rb"^[^#\n]*?\bset_context\s*\(", re.M)
+_MODE_KEYWORD = re.compile(rb"(?<![\w.])mode\s*=(?!=)")
+_PYNATIVE_VALUE = re.compile(rb"\s*(?:(?:\w+\.)*PYNATIVE_MODE|1)\s*")
+_MAIN_GUARD = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
+# MindSpore's `jit` (or the removed `ms_function`) as a decorator or a call; `torch.jit.ignore` is not one
+_JIT = re.compile(rb"^[^#\n]*?(?<![\w.])(?:(?:ms|mindspore)\.)?(?:jit|ms_function)\b\s*[(\n]|"
+                  rb"^\s*@(?:(?:ms|mindspore)\.)?(?:jit|ms_function)\b", re.M)
+_JIT_NAMES = frozenset({"jit", "ms_function"})
+_BUILTINS = frozenset(dir(builtins))
+
+
+def evidence(data: bytes, path: str) -> Optional[Tuple[str, int]]:
+    """What one file says of the mode, with its row: (COMPILES | PYNATIVE | RUNS, row), or None."""
+    pynative = None
+    if b"set_context" in data:
+        for match in _SET_CONTEXT.finditer(data):
+            mode = _mode_selected(_arguments(data, match.end() - 1))
+            row = data.count(b"\n", 0, match.start()) + 1
+            if mode == COMPILES:
+                return COMPILES, row
+            if mode == PYNATIVE and pynative is None:
+                pynative = (PYNATIVE, row)
+    if (b"jit" in data or b"ms_function" in data) and _JIT.search(data):
+        jit_row = _jit_calling_cells(data, path)
+        if jit_row is not None:
+            return COMPILES, jit_row
+    if pynative is not None:
+        return pynative
+    guard = _MAIN_GUARD.search(data) if b"__main__" in data else None
+    return (RUNS, data.count(b"\n", 0, guard.start()) + 1) if guard else None
+
+
+def _arguments(data: bytes, opening: int) -> bytes:
+    """The text between the parenthesis at `opening` and its match (strings holding parentheses are rare here)."""
+    depth = 0
+    for index in range(opening, min(len(data), opening + 4000)):
+        char = data[index]
+        if char == 40:  # (
+            depth += 1
+        elif char == 41:  # )
+            depth -= 1
+            if depth == 0:
+                return data[opening + 1:index]
+    return data[opening + 1:opening + 4000]
+
+
+def _mode_selected(arguments: bytes) -> Optional[str]:
+    """COMPILES, PYNATIVE, or None when the call leaves the mode alone."""
+    if b"**" in arguments:
+        return COMPILES  # `set_context(**config)`: may hold a mode
+    match = _MODE_KEYWORD.search(arguments)
+    if match is None:
+        return None
+    value = _top_level_value(arguments[match.end():])
+    return PYNATIVE if _PYNATIVE_VALUE.fullmatch(value) else COMPILES
+
+
+def _top_level_value(rest: bytes) -> bytes:
+    """A keyword's value: the text up to the next comma outside brackets."""
+    depth = 0
+    for index, char in enumerate(rest):
+        if char in b"([{":
+            depth += 1
+        elif char in b")]}":
+            depth -= 1
+        elif char == 44 and depth == 0:  # ,
+            return rest[:index]
+    return rest
+
+
+def _jit_calling_cells(data: bytes, path: str) -> Optional[int]:
+    """The row of a `jit` whose function may call a Cell (a compiled training step), or None. A function is taken
+    to call no Cell when each of its calls is of a module attribute (`ops.add`), a method of a value (`x.sum()`),
+    a builtin or a function of the module: MindNLP's `@jit` helpers over tensors."""
+    try:
+        tree = parse(decode(data, path))
+    except SourceError:
+        return None
+    functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    modules = _module_names(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(map(_is_jit, node.decorator_list)):
+            if _may_call_cell(node, functions, modules):
+                return node.lineno
+        elif isinstance(node, ast.Call) and _is_jit(node.func) and node.args:
+            wrapped = node.args[0]
+            target = functions.get(wrapped.id) if isinstance(wrapped, ast.Name) else None
+            if target is None or _may_call_cell(target, functions, modules):
+                return node.lineno
+    return None
+
+
+def _is_jit(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    if isinstance(expr, ast.Name):
+        return expr.id in _JIT_NAMES
+    return isinstance(expr, ast.Attribute) and expr.attr in _JIT_NAMES and isinstance(expr.value, ast.Name) \
+        and expr.value.id in ("ms", "mindspore")
+
+
+def _module_names(tree: ast.Module) -> frozenset:
+    """Names the module binds to imported modules (`import numpy as np`, `from mindspore import ops`)."""
+    names: set = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(alias.asname or alias.name for alias in node.names if alias.name.islower())
+    return frozenset(names)
+
+
+def _may_call_cell(function: ast.AST, functions: dict, modules: frozenset) -> bool:
+    parameters = {arg.arg for arg in ast.walk(function.args) if isinstance(arg, ast.arg)}  # type: ignore[attr-defined]
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name):
+            if func.id in parameters or not (func.id in functions or func.id in modules or func.id in _BUILTINS):
+                return True  # `net(x)`, `grad_fn(x)` given or bound elsewhere, `Net()(x)`
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            return True  # `self.network(x)`
+    return False

@@ -1,0 +1,215 @@
+"""Run mode (issue 19): pitfalls of compiled code are a step lower in a project that runs its Cells in PyNative.
+
+What each file says of the mode (`run_mode.evidence`), the project the scan covers, and the same project through
+the CLI, pylint `-j 1`/`-j 2`, flake8, the cache and the `mode` option (docs/project-rules.md, "Run mode").
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from support import run_cli
+from test_project_rules import SYMBOLS, write
+
+from ms_lint.analysis import run_mode
+from ms_lint.analysis.run_mode import COMPILES, PYNATIVE, RUNS
+
+
+def said(text: str):
+    found = run_mode.evidence(textwrap.dedent(text).encode(), "script.py")
+    return found and found[0]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ms.set_context(mode=ms.GRAPH_MODE)\n", COMPILES),
+    ("context.set_context(device_target='CPU', mode=0)\n", COMPILES),
+    ("ms.set_context(mode=args.mode)\n", COMPILES),  # a mode from a variable may be GRAPH_MODE
+    ("ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)\n", COMPILES),
+    ("ms.set_context(**config.context)\n", COMPILES),
+    ("ms.set_context(mode=get_mode(args), device_id=0)\n", COMPILES),
+    ("ms.set_context(mode=ms.PYNATIVE_MODE)\n", PYNATIVE),
+    ("context.set_context(mode=1, device_target='GPU')\n", PYNATIVE),
+    ("ms.set_context(device_target='CPU')\n", None),
+    ("# ms.set_context(mode=ms.GRAPH_MODE)\n", None),  # commented out
+    ("def print_args(config, mode=0):\n    pass\n", None),  # not a set_context argument
+    ("if __name__ == '__main__':\n    main()\n", RUNS),
+    ("ms.set_context(mode=ms.GRAPH_MODE)\nif __name__ == '__main__':\n    main()\n", COMPILES),
+    ("ms.set_context(mode=ms.PYNATIVE_MODE)\nif __name__ == '__main__':\n    main()\n", PYNATIVE),
+])
+def test_what_a_file_says_of_the_mode(text, expected):
+    assert said(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a training step compiled with jit runs the network compiled
+    ("""
+     import mindspore as ms
+
+     @ms.jit
+     def train_step(data, label):
+         loss, grads = grad_fn(data, label)
+         return loss
+     """, COMPILES),
+    ("""
+     from mindspore import jit
+
+     class Net(nn.Cell):
+         @jit
+         def construct(self, x):
+             return self.body(x)
+     """, COMPILES),
+    ("""
+     import mindspore as ms
+
+     for cell in net.cells():
+         cell.construct = ms.jit(cell.construct)
+     """, COMPILES),
+    # MindNLP's `@jit` helpers over tensors compile no Cell
+    ("""
+     import mindspore
+     from mindspore import ops
+
+     @mindspore.jit
+     def c2p_dynamic_expand(c2p_pos, query_layer, relative_pos):
+         return c2p_pos.broadcast_to(ops.shape(query_layer)[:2] + (relative_pos.shape[-1],))
+     """, None),
+    # PyTorch's jit is not MindSpore's
+    ("""
+     import torch
+
+     class Block:
+         @torch.jit.ignore
+         def no_weight_decay(self):
+             return {"pos_embed"}
+     """, None),
+])
+def test_jit_around_a_cell_compiles(text, expected):
+    assert said(text) == expected
+
+
+def test_the_scan_covers_the_project_around_a_package_without_init(tmp_path):
+    """A zoo's `src/` has no `__init__.py`; its train.py, a level up, selects the mode."""
+    (tmp_path / "src" / "models").mkdir(parents=True)
+    (tmp_path / "src" / "models" / "__init__.py").write_text("")
+    (tmp_path / "src" / "models" / "net.py").write_text("")
+    (tmp_path / "train.py").write_text("")
+    assert run_mode.project_root(str(tmp_path / "src" / "models" / "net.py")) == str(tmp_path)
+    (tmp_path / "train.py").unlink()
+    run_mode.forget_projects()
+    assert run_mode.project_root(str(tmp_path / "src" / "models" / "net.py")) == str(tmp_path / "src")
+
+
+MODEL = '''
+    import random
+
+    import mindspore as ms
+    from mindspore import nn
+
+
+    class Net(nn.Cell):
+        def construct(self, x, flag):
+            if flag:
+                y = x
+            return y * random.random() + undefined_scale
+
+
+    @ms.jit
+    def noisy(x):
+        return x * random.random()
+'''
+
+
+def project(script: str):
+    return {"src/net.py": MODEL, "train.py": script}
+
+
+RUNS_IN_PYNATIVE = '''
+    from src.net import Net
+
+    if __name__ == "__main__":
+        print(Net()(1, True))
+'''
+SELECTS_GRAPH_MODE = '''
+    import mindspore as ms
+
+    from src.net import Net
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    print(Net()(1, True))
+'''
+# MSL025 and MSL004 in construct are lowered; MSL004 in the `@jit` function and MSL027 (a NameError in every
+# mode) are not
+LOWERED = {("src/net.py", 11, "MSL025", "warning"), ("src/net.py", 11, "MSL004", "warning"),
+           ("src/net.py", 11, "MSL027", "error"), ("src/net.py", 16, "MSL004", "error")}
+COMPILED = {(path, row, code, "error") for path, row, code, _ in LOWERED}
+CODES = ("MSL004", "MSL025", "MSL027")
+
+
+def cli(tmp_path, *extra):
+    code, out = run_cli("check", "--output-format", "json", "--select", ",".join(CODES), *extra, ".",
+                        cwd=tmp_path)
+    assert code in (0, 1), out
+    return {(item["filename"].removeprefix("./"), item["location"]["row"], item["code"], item["severity"])
+            for item in json.loads(out)}
+
+
+def messages(tmp_path):
+    code, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025", ".", cwd=tmp_path)
+    return [item["message"] for item in json.loads(out)]
+
+
+def test_cli_lowers_pitfalls_of_compiled_code_in_a_project_that_runs_in_pynative(tmp_path):
+    write(tmp_path, project(RUNS_IN_PYNATIVE))
+    assert cli(tmp_path, "--no-cache") == LOWERED
+    [message] = messages(tmp_path)
+    assert message.endswith("; only once compiled: this project runs its Cells in PyNative (`train.py` line 3 runs "
+                            "without selecting a mode, and 2.10 starts in PyNative)")
+    write(tmp_path, project(SELECTS_GRAPH_MODE))
+    assert cli(tmp_path, "--no-cache") == COMPILED
+    assert "PyNative" not in messages(tmp_path)[0]
+
+
+def test_a_library_alone_keeps_its_errors(tmp_path):
+    """Nothing shows how a library's Cells run: the scripts that compile them are elsewhere."""
+    write(tmp_path, {"src/net.py": MODEL})
+    assert cli(tmp_path, "--no-cache") == COMPILED
+
+
+def test_the_mode_option_overrides_the_detection(tmp_path):
+    write(tmp_path, project(RUNS_IN_PYNATIVE))
+    (tmp_path / "pyproject.toml").write_text('[tool.ms_lint]\nmode = "graph"\n')
+    assert cli(tmp_path, "--no-cache") == COMPILED
+    assert cli(tmp_path, "--no-cache", "--mode", "pynative") == LOWERED
+
+
+def test_the_cache_lints_a_file_again_when_another_file_changes_the_mode(tmp_path):
+    write(tmp_path, project(RUNS_IN_PYNATIVE))
+    assert cli(tmp_path) == LOWERED
+    (tmp_path / "train.py").write_text(textwrap.dedent(SELECTS_GRAPH_MODE))  # src/net.py itself is unchanged
+    run_mode.forget_projects()  # a new run (the CLI runs in this process)
+    assert cli(tmp_path) == COMPILED
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_pylint_reports_the_lowered_severity(tmp_path, jobs):
+    files = write(tmp_path, project(RUNS_IN_PYNATIVE))
+    run = subprocess.run(
+        [sys.executable, "-m", "pylint", "--load-plugins", "ms_lint", "--disable", "all",
+         "--enable", ",".join(s for s, c in SYMBOLS.items() if c in CODES), "--output-format", "json", "-j",
+         str(jobs), *files], cwd=tmp_path, capture_output=True, text=True)
+    found = {(item["path"], item["line"], SYMBOLS[item["symbol"]], item["type"]) for item in json.loads(run.stdout)}
+    assert found == {(path, row, code, severity) for path, row, code, severity in LOWERED}
+
+
+def test_flake8_sees_the_mode_of_the_project_around_its_file(tmp_path):
+    """flake8 lints one file, but the project's mode is read from disk: the same severities as the CLI."""
+    write(tmp_path, project(RUNS_IN_PYNATIVE))
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select", "MSL", "--format",
+                          "%(path)s|%(row)d|%(code)s|%(text)s", "src/net.py"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    found = {tuple(line.split("|", 3)) for line in run.stdout.splitlines()}
+    lowered = {(f"src/net.py", str(row), code) for _, row, code, severity in LOWERED if severity == "warning"}
+    assert {found_row[:3] for found_row in found if "only once compiled" in found_row[3]} == lowered
