@@ -211,5 +211,5 @@ def test_flake8_sees_the_mode_of_the_project_around_its_file(tmp_path):
                           "%(path)s|%(row)d|%(code)s|%(text)s", "src/net.py"], cwd=tmp_path, capture_output=True,
                          text=True)
     found = {tuple(line.split("|", 3)) for line in run.stdout.splitlines()}
-    lowered = {(f"src/net.py", str(row), code) for _, row, code, severity in LOWERED if severity == "warning"}
+    lowered = {("src/net.py", str(row), code) for _, row, code, severity in LOWERED if severity == "warning"}
     assert {found_row[:3] for found_row in found if "only once compiled" in found_row[3]} == lowered

@@ -102,6 +102,12 @@ def returns_tensor(qualname: Optional[str]) -> bool:
     return qualname.rpartition(".")[2] not in _NON_TENSOR_OPS
 
 
+def constructs_primitive(qualname: Optional[str]) -> bool:
+    """A `mindspore.ops` primitive class (`ops.MaxPool3D`, `P.ReduceSum`): calling it builds an operator, not data."""
+    return qualname is not None and qualname.startswith("mindspore.ops.") and \
+        qualname.rpartition(".")[2][:1].isupper() and qualname not in TENSOR_CLASSES
+
+
 def returns_metadata(qualname: Optional[str]) -> bool:
     """MindSpore/MindTorch functions and primitive classes returning Python shapes, ranks, dtypes or booleans
     (`ops.shape(x)`, `P.Shape()(x)`), never tensor data."""

@@ -308,6 +308,8 @@ class TensorValues:
         if framework.returns_metadata(qualname) or (
                 isinstance(func, ast.Call) and framework.returns_metadata(self.graph.names.qualname(func.func))):
             return False  # ops.shape(x), P.Shape()(x): a tuple of Python ints
+        if func.__class__ is not ast.Call and framework.constructs_primitive(qualname):
+            return False  # `ops.MaxPool3D(x, kernel_size=...)`, torch's functional form ported: an operator (MSL070)
         if qualname:
             if qualname.startswith("builtins."):
                 return qualname[len("builtins."):] not in _NON_DATA_BUILTINS and any(
