@@ -369,11 +369,18 @@ class GraphScope:
         nodes = self.walk.nodes_of(function)
         for nested in nodes.nested:
             yield nested, cls  # nested def / lambda: compiled with the same entry
+        # nested defs by name, so that their call sites are known too (`cal_angle(pos, j)` inside a sibling)
+        nested_defs = {nested.name: nested for nested in nodes.nested
+                       if not isinstance(nested, ast.Lambda)} if nodes.nested else {}
         evaluated_at_def = self._def_time_calls(function)
         for node in nodes.calls:
             if id(node) in evaluated_at_def:
                 continue  # a decorator factory or a default value runs once, when the def runs: host code
             target = self._call_target(node.func, cls, self_arg, owner, top_level, locals_)
+            if target is None and nested_defs and node.func.__class__ is ast.Name and node.func.id in nested_defs:
+                sites = self.call_sites.setdefault(nested_defs[node.func.id], [])
+                if node not in sites:
+                    sites.append(node)
             if target is not None:
                 sites = self.call_sites.setdefault(target[0], [])
                 if node not in sites:
