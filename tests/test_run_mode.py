@@ -36,6 +36,8 @@ def said(text: str):
     ("# ms.set_context(mode=ms.GRAPH_MODE)\n", None),  # commented out
     ("def print_args(config, mode=0):\n    pass\n", None),  # not a set_context argument
     ("if __name__ == '__main__':\n    main()\n", RUNS),
+    ("import argparse\nparser = argparse.ArgumentParser()\nargs = parser.parse_args()\n", RUNS),
+    ("def main():\n    args = parser.parse_args()\n", None),  # a function: who calls it is not known
     ("ms.set_context(mode=ms.GRAPH_MODE)\nif __name__ == '__main__':\n    main()\n", COMPILES),
     ("ms.set_context(mode=ms.PYNATIVE_MODE)\nif __name__ == '__main__':\n    main()\n", PYNATIVE),
 ])

@@ -7,7 +7,7 @@ The evidence must be positive, because a library's Cells are compiled by scripts
 * **may compile**: `set_context(mode=...)` given `GRAPH_MODE`, `0` or anything but a PyNative constant (a
   variable, a conditional, `**options`), or a MindSpore `jit` around a function that may call a Cell;
 * **runs in PyNative**: nothing may compile, and a script selects `PYNATIVE_MODE` or runs itself (`if __name__
-  == "__main__":`) without selecting a mode.
+  == "__main__":`, or `args = parser.parse_args()` at module level) without selecting a mode.
 
 Each file is read as bytes; only a file that applies `jit` is parsed (to see what the function calls). The scan
 covers the project around the linted file (`project_root`): a model zoo's `src/` often has no `__init__.py`, and
@@ -115,7 +115,8 @@ def _is_project_directory(directory: str) -> bool:
 _SET_CONTEXT = re.compile(rb"^[^#\n]*?\bset_context\s*\(", re.M)
 _MODE_KEYWORD = re.compile(rb"(?<![\w.])mode\s*=(?!=)")
 _PYNATIVE_VALUE = re.compile(rb"\s*(?:(?:\w+\.)*PYNATIVE_MODE|1)\s*")
-_MAIN_GUARD = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
+# A script: a `__main__` guard, or command-line arguments parsed at module level (`args = parser.parse_args()`)
+_SCRIPT = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]|^[\w.]+\s*=\s*[\w.]+\.parse_args\(", re.M)
 # MindSpore's `jit` (or the removed `ms_function`) as a decorator or a call; `torch.jit.ignore` is not one
 _JIT = re.compile(rb"^[^#\n]*?(?<![\w.])(?:(?:ms|mindspore)\.)?(?:jit|ms_function)\b\s*[(\n]|"
                   rb"^\s*@(?:(?:ms|mindspore)\.)?(?:jit|ms_function)\b", re.M)
@@ -140,8 +141,8 @@ def evidence(data: bytes, path: str) -> Optional[Tuple[str, int]]:
             return COMPILES, jit_row
     if pynative is not None:
         return pynative
-    guard = _MAIN_GUARD.search(data) if b"__main__" in data else None
-    return (RUNS, data.count(b"\n", 0, guard.start()) + 1) if guard else None
+    script = _SCRIPT.search(data) if b"__main__" in data or b"parse_args" in data else None
+    return (RUNS, data.count(b"\n", 0, script.start()) + 1) if script else None
 
 
 def _arguments(data: bytes, opening: int) -> bytes:
