@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Fix, Rule
 
 _MUTABLE_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
@@ -118,11 +119,11 @@ class MutableDefaultInGraph(Rule):
         return Fix("unsafe", f"Default {names} to None and create the object in the body", tuple(edits))
 
 
-def _may_be_mutated(ctx, function, name: str) -> bool:
+def _may_be_mutated(ctx, function, name: str, depth: int = 0) -> bool:
     """Can the function change the object its parameter `name` holds, or let it escape to code that can? A use
     that only reads (`x[i]`, `len(x)`, `for v in x`, `x.get(k)`, `f(**x)`) cannot: then both modes see the same
     object and agree. A mutating method, an item store or delete, `x += ...`, passing it to a call that is not a
-    reading builtin, returning, yielding or aliasing it may."""
+    reading builtin or a function of the module that only reads it, returning, yielding or aliasing it may."""
     for use in ctx.walk.nodes_of(function).loads.get(name, ()):
         parent = ctx.parent(use)
         kind = parent.__class__
@@ -134,11 +135,13 @@ def _may_be_mutated(ctx, function, name: str) -> bool:
             if not isinstance(parent.ctx, ast.Load):
                 return True
         elif kind is ast.Call:
-            if use is not parent.func and ctx.names.qualname(parent.func) not in _READING_BUILTINS:
+            if use is not parent.func and ctx.names.qualname(parent.func) not in _READING_BUILTINS \
+                    and not (use in parent.args and _callee_only_reads(ctx, parent, parent.args.index(use), depth)):
                 return True
         elif kind is ast.keyword:
             call = ctx.parent(parent)
-            if parent.arg is not None and ctx.names.qualname(call.func) not in _READING_BUILTINS:
+            if parent.arg is not None and ctx.names.qualname(call.func) not in _READING_BUILTINS \
+                    and not _callee_only_reads(ctx, call, parent.arg, depth):
                 return True  # `f(**x)` unpacks a copy; `f(acc=x)` hands over the object
         elif kind in _ESCAPES:
             return True
@@ -147,6 +150,48 @@ def _may_be_mutated(ctx, function, name: str) -> bool:
         isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name
         for store in ctx.walk.nodes_of(function).bindings if isinstance(store, ast.Assign)
         for target in store.targets)
+
+
+def _callee_only_reads(ctx, call: ast.Call, argument: Union[int, str], depth: int) -> bool:
+    """Is the argument (a position, or a keyword) only read by the graph function of the module the call reaches
+    (`self.encoder(x, layers=layers)`, `_grid(delta)`)? Two calls deep at most."""
+    func = call.func
+    through_self = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+    if depth >= 2 or not (isinstance(func, ast.Name) or through_self):
+        return False
+    callee = _callees(ctx).get(id(call)) or (through_self and _sub_cell_construct(ctx, call))
+    if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)) or callee.args.vararg is not None:
+        return False
+    positional = [*callee.args.posonlyargs, *callee.args.args]
+    if ctx.graph.owner_class(callee) is not None and self_parameter(callee) is not None:
+        positional = positional[1:]  # (a call through `self.` or a Cell passes `self` itself)
+    if isinstance(argument, str):
+        known = {arg.arg for arg in (*positional, *callee.args.kwonlyargs)}
+        return argument in known and not _may_be_mutated(ctx, callee, argument, depth + 1)
+    return argument < len(positional) and not _may_be_mutated(ctx, callee, positional[argument].arg, depth + 1)
+
+
+def _sub_cell_construct(ctx, call: ast.Call) -> Optional[ast.AST]:
+    """`construct` of the module's Cell class that every `self.<name> = Class(...)` of the caller's class builds."""
+    owner = ctx.graph.owner_class(enclosing_function(call))
+    node = owner.node if owner is not None else None
+    if node is None:
+        return None
+    name = call.func.attr  # type: ignore[attr-defined]  # (a call through `self.`)
+    built = {store.value.func.id for store in ast.walk(node) if isinstance(store, ast.Assign)
+             and isinstance(store.value, ast.Call) and isinstance(store.value.func, ast.Name)
+             and any(isinstance(t, ast.Attribute) and t.attr == name for t in store.targets)}
+    cells = {cell.name: cell for cell in ctx.graph.cells if cell in ctx.tree.body}
+    if len(built) != 1 or next(iter(built)) not in cells:
+        return None
+    return next((stmt for stmt in cells[next(iter(built))].body
+                 if isinstance(stmt, ast.FunctionDef) and stmt.name == "construct"), None)
+
+
+def _callees(ctx) -> dict:
+    """id(call) -> the graph function it reaches, from the graph's call sites (once per module)."""
+    return ctx.memo(_callees, lambda: {id(call): function for function, calls in ctx.graph.call_sites.items()
+                                       for call in calls})
 
 
 def _defaults(node) -> List[Tuple[ast.arg, ast.expr]]:
