@@ -49,6 +49,10 @@ class CellCreatedInGraph(Rule):
     the same fixed filter at every call (its weights are never trained, which such code means). `ops`
     primitives (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
 
+    A framework layer given tensor data as its settings, `nn.Conv2dTranspose(x, w, stride=2)`, is PyTorch's
+    functional form (`F.conv_transpose2d(x, w)`) ported as the layer class: building it fails with a
+    `TypeError` in every mode (measured), and the message says so (no fix).
+
     ## Example
     ```python
     class Head(nn.Cell):
@@ -106,6 +110,12 @@ class CellCreatedInGraph(Rule):
             severity, consequence = "warning", ("its `weight_init` fixes the weights, so each call computes the "
                                                 "same fixed filter, but it is rebuilt at every compile and never "
                                                 "trained")
+        if layer and any(ctx.tensors(node).derives_locally(argument) for argument in node.args):
+            # `nn.Conv2dTranspose(x, w, stride=2)`: PyTorch's functional form ported as the layer class
+            yield self.report(ctx, node, severity="error", cell=ctx.text(node.func),
+                              consequence="it is given tensor data as its settings, as PyTorch's functional form "
+                                          "takes its inputs, and building it fails (`TypeError`) in every mode")
+            return
         weightless = severity == "warning" and not _fixed_weights(node, layer)
         yield self.report(ctx, node, severity=severity, cell=ctx.text(node.func), consequence=consequence,
                           fix=self._hoist(ctx, node, qualname, weightless))

@@ -156,3 +156,27 @@ def test_msl006_a_cell_with_fixed_parameters_computes_as_in_pynative(oracle, mod
     found = Linter(Settings(select=("MSL006",))).lint_source(
         SourceFile(path="cell.py", text=FIXED_STATE, module_name="cell")).diagnostics
     assert [d.severity for d in found] == ["warning"]
+
+
+FUNCTIONAL_PORT = """
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class Upsample(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.filt = Tensor(np.ones((3, 1, 4, 4), np.float32))
+
+    def construct(self, x):
+        return nn.Conv2dTranspose(x, self.filt, stride=2, padding=1)
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "pynative"])
+def test_msl006_a_layer_class_given_tensors_fails_in_every_mode(oracle, mode):
+    """PyTorch's `F.conv_transpose2d(x, w)` ported as the layer class (SinGAN, issue 19): a TypeError, not a
+    layer with frozen weights."""
+    cell = oracle.load(FUNCTIONAL_PORT).Upsample()
+    outcome = oracle.call(mode, cell, oracle.tensor(np.ones((1, 3, 8, 8), dtype=np.float32)))
+    assert not outcome.ok and outcome.error_type == "TypeError", outcome.message
