@@ -339,10 +339,17 @@ def test_msl032_reads_behind_a_flag_folded_at_compile_time_are_warnings():
                     x = self._gradient_checkpointing_func(x)
                 if not self.use_layer_scale:
                     x = self.norm1(x)
+                if not self.use_layer_scale or (self.use_layer_scale and self.is_first_iteration):
+                    x = x + 1
+                if self.use_reg and self.reg_scale:
+                    x = x * 2
                 return x
         ''')
     found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
-    assert [(d.row, d.severity) for d in found] == [(13, "error"), (15, "warning"), (17, "warning")]
+    # a short-circuit folds like an `if` (mindformers' `use_past and is_first_iteration`, copied into a
+    # community mindocr, issue 19): `reg_scale` is read whenever `use_reg`, which is always True
+    assert [(d.row, d.severity) for d in found] == [(13, "error"), (15, "warning"), (17, "warning"),
+                                                    (18, "warning"), (20, "error")]
 
 
 def test_msl062_a_local_ratio_of_one_half_is_a_warning():

@@ -39,7 +39,29 @@ def guarding_flag(node: ast.AST, self_name: str, class_node: ast.ClassDef, ignor
                 flags = [name for name in tested if name is not None and name != ignore]
                 if flags:  # the flag that says most: `gradient_checkpointing` rather than `training`
                     return next((name for name in flags if name != "training"), flags[0])
+        elif isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
+            flag = _short_circuit_flag(parent, child, self_name, class_node)
+            if flag is not None:
+                return flag
         child, parent = parent, parent_of(parent)
+    return None
+
+
+def _short_circuit_flag(operation: ast.BoolOp, operand: ast.AST, self_name: str,
+                        class_node: ast.ClassDef) -> Optional[str]:
+    """The `self.<flag>` an earlier operand tests, when `operand` is evaluated only for one value of it (`self.use_past
+    and self.cache`, `not self.use_past or self.cache`): folded at compile time like an `if`, unless the class
+    only ever assigns the flag the value that evaluates `operand`."""
+    is_and = isinstance(operation.op, ast.And)
+    for earlier in operation.values[:operation.values.index(operand)]:  # type: ignore[arg-type]
+        test, negated = earlier, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        flag = self_attribute(test, self_name)
+        if flag is not None:
+            value = constant_flag(class_node, flag, self_name)
+            if not (value is not None and bool(value) == (is_and != negated)):
+                return flag
     return None
 
 

@@ -37,6 +37,16 @@ class FlagGuard(nn.Cell):
         if self.enabled:
             x = self.add_label(x, 0)
         return x * 2
+
+class ShortCircuitGuard(nn.Cell):
+    def __init__(self, use_past):
+        super().__init__()
+        self.use_past = use_past
+
+    def construct(self, x):
+        if not self.use_past or (self.use_past and self.is_first_iteration):
+            return x + 1
+        return x
 """
 
 
@@ -65,3 +75,15 @@ def test_msl032_reads_in_branches_folded_at_compile_time_are_not_compiled(oracle
     assert oracle.call(mode, cells.FlagGuard(False), x).ok
     enabled = oracle.compile(mode, cells.FlagGuard(True), x)
     assert not enabled.ok and "no attribute 'add_label'" in enabled.message
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl032_a_read_behind_a_short_circuit_on_a_flag_is_folded_too(oracle, mode):
+    """mindformers' `not self.use_past or (self.use_past and self.is_first_iteration)` (issue 19)."""
+    cells = oracle.load(CELLS)
+    x = oracle.tensor([[1.0, 2.0]])
+    assert oracle.call(mode, cells.ShortCircuitGuard(False), x).ok
+    flagged = cells.ShortCircuitGuard(True)
+    assert not oracle.compile(mode, flagged, x).ok
+    flagged.add_flags_recursive(is_first_iteration=True)
+    assert oracle.call(mode, flagged, x).ok
