@@ -4,6 +4,7 @@ import ast
 import re
 from typing import Optional
 
+from ms_lint.analysis import mindspore_nn
 from ms_lint.analysis.framework import CONV_LAYERS, PAD_MODE_POSITION
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
@@ -39,7 +40,8 @@ class ConvImplicitSamePadding(Rule):
     either mode (measured: identical outputs) and are not reported, nor is a kernel equal to its stride (patch
     embeddings: "same" pads nothing when the size is a multiple of the stride, measured; a transposed conv gives
     the same output at any size); neither are calls with `**kwargs`, a
-    positional `pad_mode`, or a nonzero literal `padding` (that raises at construction: MSL060).
+    positional `pad_mode`, a nonzero literal `padding` (that raises at construction: MSL060), or a keyword the
+    layer does not take (PyTorch's `groups=`, `bias=`: that raises too, MSL067).
 
     MindSpore-native code relies on "same" on purpose and is not reported: the rule looks only at modules that
     come from PyTorch as defined above. `mindspore.mint.nn` and MindTorch layers use PyTorch's default and are
@@ -89,12 +91,22 @@ class ConvImplicitSamePadding(Rule):
         padding = next((k.value for k in node.keywords if k.arg == "padding"), None)
         if padding is not None and _nonzero_literal(padding):
             return  # raises at construction: MSL060
+        if _takes_unknown_keyword(ctx, node):
+            return  # `groups=`, `bias=`: raises at construction (MSL067), no padding to get wrong
         origin = torch_origin(ctx)
         if origin is None:
             return
         edit = edits.append_argument(ctx, node, 'pad_mode="valid"')
         yield self.report(ctx, node, call=f"{ctx.text(node.func)}(...)", origin=origin,
                           fix=Fix("unsafe", 'Add `pad_mode="valid"` (PyTorch\'s padding=0)', (edit,)) if edit else None)
+
+
+def _takes_unknown_keyword(ctx, node: ast.Call) -> bool:
+    signature = mindspore_nn.SIGNATURES.get(ctx.names.qualname(node.func) or "")
+    if signature is None or signature[4]:  # (unknown, or it takes **kwargs)
+        return False
+    accepted = {*signature[0], *signature[1]}
+    return any(keyword.arg is not None and keyword.arg not in accepted for keyword in node.keywords)
 
 
 def torch_origin(ctx) -> Optional[str]:
