@@ -21,6 +21,8 @@ _CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "mindtor
 # Layers whose behaviour follows the training flag: a Cell created in graph code is in eval mode (measured:
 # `nn.Dropout(p=0.5)` drops nothing, `nn.BatchNorm2d` uses its initial moving statistics, PyNative alike).
 _TRAINING_LAYERS = ("Dropout", "BatchNorm", "SyncBatchNorm")
+# Layers whose default initialisers draw nothing (`gamma_init="ones"`, `beta_init="zeros"` in 2.10)
+_DETERMINISTIC_BY_DEFAULT = frozenset({"LayerNorm", "GroupNorm"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, *_COMPREHENSIONS)
 
@@ -46,7 +48,8 @@ class CellCreatedInGraph(Rule):
     from values that draw nothing, and only weight-free layers inside): these are warnings only (the layer is
     rebuilt at every compilation). So is a layer whose `weight_init` draws nothing (a tensor,
     `"ones"`, `Constant(...)`) and which has no random bias: `nn.Conv2d(1, 1, 3, weight_init=sobel)` computes
-    the same fixed filter at every call (its weights are never trained, which such code means). `ops`
+    the same fixed filter at every call (its weights are never trained, which such code means), and so does a
+    `nn.LayerNorm` or `nn.GroupNorm` left at its default initialisation (ones and zeros). `ops`
     primitives (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
 
     A framework layer given tensor data as its settings, `nn.Conv2dTranspose(x, w, stride=2)`, is PyTorch's
@@ -106,6 +109,11 @@ class CellCreatedInGraph(Rule):
                                                 "rebuilt at every compile")
         elif layer.startswith(_TRAINING_LAYERS):
             consequence = "it is created in eval mode and `set_train()` never reaches it"
+        elif layer in _DETERMINISTIC_BY_DEFAULT and not any(k.arg in ("gamma_init", "beta_init")
+                                                            for k in node.keywords):
+            severity, consequence = "warning", ("its default initialisation (ones and zeros) draws nothing, so "
+                                                "each call normalises as a fresh layer would, but it is rebuilt "
+                                                "at every compile and never trained")
         elif _fixed_weights(node, layer):
             severity, consequence = "warning", ("its `weight_init` fixes the weights, so each call computes the "
                                                 "same fixed filter, but it is rebuilt at every compile and never "
@@ -116,7 +124,8 @@ class CellCreatedInGraph(Rule):
                               consequence="it is given tensor data as its settings, as PyTorch's functional form "
                                           "takes its inputs, and building it fails (`TypeError`) in every mode")
             return
-        weightless = severity == "warning" and not _fixed_weights(node, layer)
+        weightless = severity == "warning" and not _fixed_weights(node, layer) \
+            and layer not in _DETERMINISTIC_BY_DEFAULT
         yield self.report(ctx, node, severity=severity, cell=ctx.text(node.func), consequence=consequence,
                           fix=self._hoist(ctx, node, qualname, weightless))
 

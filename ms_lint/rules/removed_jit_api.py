@@ -40,7 +40,8 @@ class RemovedJitApi(Rule):
     Version fallbacks are not reported: an `ms_function` import inside an `except` handler of a `try` that
     imports `jit` (`try: from mindspore import jit` / `except ImportError: from mindspore import ms_function
     as jit`), the reverse (`try: from mindspore import ms_function` / `except ImportError: from mindspore import
-    jit as ms_function`: 2.10 raises the ImportError the handler catches), or in the other branch of an `if` that
+    jit as ms_function`: 2.10 raises the ImportError the handler catches; or binds the name any other way, as
+    x2ms's adapter does with a do-nothing decorator), or in the other branch of an `if` that
     imports `jit` under the same name, with the uses of that name; and any of the APIs in a branch of an `if`
     that tests the MindSpore version or a feature (`if hasattr(ms, "ms_function"):`).
 
@@ -201,14 +202,29 @@ def _fallback_names(ctx) -> FrozenSet[str]:
                 names.update(name for name, removed in fallback.items()
                              if removed and name in primary and not primary[name])
                 if _catches_import_error(handler):  # `try: import ms_function` / `except ImportError: import jit`
+                    rebound = _bound_in(handler.body)  # or any other binding: `ms_class = null_decorator`
                     names.update(name for name, removed in primary.items()
-                                 if removed and name in fallback and not fallback[name])
+                                 if removed and ((name in fallback and not fallback[name])
+                                                 or (name not in fallback and name in rebound)))
         elif isinstance(node, ast.If):
             body, orelse = _imported(ctx, node.body), _imported(ctx, node.orelse)
             for branch, other in ((body, orelse), (orelse, body)):
                 names.update(name for name, removed in branch.items()
                              if removed and name in other and not other[name])
     return frozenset(names)
+
+
+def _bound_in(block) -> Set[str]:
+    """The names the statements directly in `block` bind (assignments, defs, classes, imports)."""
+    bound: Set[str] = set()
+    for stmt in block:
+        if isinstance(stmt, ast.Assign):
+            bound.update(target.id for target in stmt.targets if isinstance(target, ast.Name))
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(stmt.name)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).partition(".")[0] for alias in stmt.names)
+    return bound
 
 
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:

@@ -27,6 +27,10 @@ class InlineNorm(nn.Cell):
     def construct(self, x):
         return nn.Norm(axis=-1)(x)
 
+class InlineLayerNorm(nn.Cell):
+    def construct(self, x):
+        return nn.LayerNorm((3,))(x)
+
 class InlineRange(nn.Cell):
     def construct(self, x):
         return x + nn.Range(0, 3, 1)()
@@ -86,7 +90,7 @@ def test_msl006_inline_dropout_and_batchnorm_stay_in_eval_mode(oracle, mode):
 
 
 @pytest.mark.parametrize("mode", ["lax", "strict"])
-@pytest.mark.parametrize("cell", ["InlineSoftmax", "InlineNorm", "InlineRange"])
+@pytest.mark.parametrize("cell", ["InlineSoftmax", "InlineNorm", "InlineRange", "InlineLayerNorm"])
 def test_msl006_inline_parameter_free_layer_matches_pynative(oracle, mode, cell):
     """Layers without weights or a training mode compute the right result when built in construct (nn.Norm and
     nn.Range were errors on community ports, issue 19): MSL006 only warns about the rebuild."""
