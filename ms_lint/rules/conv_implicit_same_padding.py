@@ -152,8 +152,12 @@ def _is_unit_kernel(kernel: ast.expr) -> bool:
 def _patch_embedding(kernel: ast.expr, stride: Optional[ast.expr]) -> bool:
     """`kernel_size=16, stride=16`: "same" pads nothing when the input size is a multiple of the stride, as a patch
     embedding's image size is a multiple of its patch size; a transposed conv with kernel == stride gives the same
-    output at every size (both measured)."""
-    return stride is not None and _literal_ints(kernel) is not None and _literal_ints(kernel) == _literal_ints(stride)
+    output at every size (both measured). `kernel_size=patch_size, stride=patch_size` is the same value too."""
+    if stride is None:
+        return False
+    if _literal_ints(kernel) is not None:
+        return _literal_ints(kernel) == _literal_ints(stride)
+    return ast.dump(kernel) == ast.dump(stride)
 
 
 def _literal_ints(expr: ast.expr) -> Optional[tuple]:

@@ -12,6 +12,9 @@ from ms_lint.rule import Fix, Rule
 _TWINS = frozenset({"add_", "sub_", "mul_", "div_", "remainder_", "floor_divide_", "clamp_", "exp_", "log_",
                     "floor_", "sigmoid_", "sign_", "tanh_", "erfinv_", "masked_fill_", "masked_scatter_", "fill_",
                     "fill_diagonal_", "addmm_"})
+# Measured to agree in graph mode and PyNative on CPU (2.10): `dst.copy_(src)` writes the caller's tensor in both
+# (MindSpore's own `tests/st/mint/test_copy_.py` relies on it)
+_SAME_IN_BOTH_MODES = frozenset({"copy_"})
 
 
 class InplaceMethodInGraph(Rule):
@@ -31,7 +34,8 @@ class InplaceMethodInGraph(Rule):
     `RuntimeError: The kernel InplaceClampScalar unregistered.` for `clamp_` and `fill_`. MindTorch documents
     the same: in-place operators do not share memory; write `b = a.xxx(...)` instead.
 
-    The out-of-place forms (`x = x.add(y)`) give the same result in every mode and are never reported.
+    `dst.copy_(src)` writes the caller's tensor in both modes (measured) and is not reported. The out-of-place
+    forms (`x = x.add(y)`) give the same result in every mode and are never reported.
 
     ## Example
     ```python
@@ -72,7 +76,7 @@ class InplaceMethodInGraph(Rule):
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func
-        if not (isinstance(func, ast.Attribute) and func.attr in INPLACE_METHODS):
+        if not (isinstance(func, ast.Attribute) and func.attr in INPLACE_METHODS) or func.attr in _SAME_IN_BOTH_MODES:
             return
         if isinstance(func.value, ast.Subscript):
             return  # an in-place call on a slice: MSL040 reports it

@@ -26,6 +26,11 @@ class FillInplace(nn.Cell):
         x.fill_(3.0)
         return x
 
+class CopyInto(nn.Cell):
+    def construct(self, x, y):
+        x.copy_(y)
+        return x * 1
+
 class AddFixed(nn.Cell):
     def construct(self, x):
         x = x.add(1)
@@ -85,3 +90,13 @@ def test_msl041_out_of_place_fix_agrees_in_every_mode(oracle, mode):
         outcome, caller = _run(oracle, mode, cell)
         assert outcome.ok and outcome.value == expected
         assert caller == [0.5, 2.0]  # the caller's tensor is left alone
+
+
+@pytest.mark.parametrize("mode", ["lax", "pynative"])
+def test_msl041_copy_writes_the_callers_tensor_in_both_modes(oracle, mode):
+    """The one in-place method measured to agree (issue 19's second sample): not reported."""
+    cells = oracle.load(CELLS)
+    x, y = oracle.tensor([0.25, 0.25]), oracle.tensor([1.0, 1.0])
+    outcome = oracle.call(mode, cells.CopyInto(), x, y)
+    assert outcome.ok, outcome.message
+    assert outcome.value.asnumpy().tolist() == x.asnumpy().tolist() == [1.0, 1.0]
