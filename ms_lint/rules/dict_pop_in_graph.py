@@ -10,6 +10,9 @@ from ms_lint.rule import Rule
 _STRICT = "under STRICT graph dicts have no `pop` (`AttributeError: ... has no attribute: 'pop'`)"
 _ASSIGNED = ("2.10 compiles `name = d.pop(...)` wrongly and fails (`TypeError: For 'TupleGetItem', input[0] should "
              "be Sequence`), and " + _STRICT)
+_ASSIGNED_KWARGS = ("at the default LAX level `name = kwargs.pop(...)` fails when the caller passes a Python number "
+                    "(`TypeError: For 'TupleGetItem', input[0] should be Sequence`) and works with a tensor, and "
+                    + _STRICT)
 _REREAD = ("2.10 replaces the dict by the popped value, so reading it afterwards fails (`TypeError: For "
            "'TupleGetItem', input[0] should be Sequence`), and " + _STRICT)
 _LAX_OK = "this form runs at the default LAX level, but " + _STRICT
@@ -23,8 +26,10 @@ class DictPopInGraph(Rule):
 
     ## Why it matters in graph mode
     Graph dicts have no true `pop`. Measured on MindSpore 2.10: at the default LAX level `scale =
-    kwargs.pop("scale")` (with or without a default, the key passed or not) fails with `TypeError: For
-    'TupleGetItem', input[0] should be Sequence, but got Float32.`, and a bare `d.pop("a")` replaces `d` by the
+    kwargs.pop("scale")` fails with `TypeError: For 'TupleGetItem', input[0] should be Sequence, but got
+    Float32.` when the value is a Python number (passed, or a number default when the key is not passed), and
+    compiles when the caller passes a tensor (labels, masks: what ported models pop): where a number default
+    makes the failure certain it is an error, else a warning at LAX. A bare `d.pop("a")` replaces `d` by the
     popped value, so reading `d` afterwards fails the same way (`... but got Int64`). Inside a larger expression
     (`x * kwargs.pop("scale")`) it runs at LAX. Under STRICT every form fails with `AttributeError: In JIT strict
     mode, cannot get attributes pop or the Dictionary[...] object has no attribute: 'pop'`. `kwargs.get(...)`,
@@ -76,12 +81,26 @@ class DictPopInGraph(Rule):
             yield self.report(ctx, node, severity="level", call=call, how=_LAX_OK, when="")
             return
         how = _ASSIGNED if assigned else _REREAD
+        severity = None
+        if assigned and _is_kwargs(func.value) and not _number_default(node):
+            how, severity = _ASSIGNED_KWARGS, "level"  # the callers' values decide, and they are mostly tensors
         guard = _membership_guard(ctx, node, func.value.id)
         if guard is None:
-            yield self.report(ctx, node, call=call, how=how, when="")
+            yield self.report(ctx, node, severity=severity, call=call, how=how, when="")
         else:
             yield self.report(ctx, node, severity="warning", call=call, how=how, when=(
                 f" (compiled only when `{guard}` holds, which is known when compiling: when the caller passes it)"))
+
+
+def _is_kwargs(name: ast.Name) -> bool:
+    arguments = getattr(enclosing_function(name), "args", None)
+    return arguments is not None and arguments.kwarg is not None and arguments.kwarg.arg == name.id
+
+
+def _number_default(call: ast.Call) -> bool:
+    """`kwargs.pop("scale", 1.0)`: a caller that leaves the key out pops the Python number."""
+    return len(call.args) > 1 and isinstance(call.args[1], ast.Constant) \
+        and type(call.args[1].value) in (int, float, bool)
 
 
 def _read_after(ctx, statement: ast.stmt, name: str) -> bool:
