@@ -17,19 +17,19 @@ from typing import Any, Dict, List, Optional, Tuple
 from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import assignments_of, bound_names, target_names
 from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.python_numbers import (
+    METADATA_ATTRIBUTES,
+    METADATA_METHODS,
+    in_shape_position,
+    returns_metadata,
+)
 from ms_lint.analysis.walk import (
     FUNCTIONS,
     enclosing_function,
     parameter_defaults,
-    parent_of,
     self_parameter,
-    spelled_name,
 )
 
-# Attributes and methods of a tensor that are Python metadata, not tensor data.
-METADATA_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "itemsize", "nbytes", "size", "strides", "device"})
-METADATA_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "size", "is_contiguous", "is_floating_point",
-                              "has_init", "is_complex", "element_size", "get_shape", "dtype"})
 # Methods that copy tensor data to the host.
 HOST_CONVERSIONS = frozenset({"asnumpy", "numpy", "tolist", "item"})
 # NumPy callables returning scalars or dtypes rather than arrays.
@@ -38,12 +38,6 @@ NUMPY_SCALAR_FUNCTIONS = frozenset({"float16", "float32", "float64", "int8", "in
 # Builtins whose result never holds tensor data.
 _NON_DATA_BUILTINS = frozenset({"len", "isinstance", "issubclass", "type", "range", "hasattr", "callable", "id",
                                 "str", "repr", "print", "getattr"})
-_SHAPE_FUNCTIONS = frozenset({"zeros", "ones", "empty", "full", "reshape", "view", "broadcast_to", "tile", "arange",
-                              "linspace", "rand", "randn", "randint", "normal", "uniform", "standard_normal",
-                              "eye", "expand", "repeat", "permute", "transpose", "fill", "Tensor", "tensor", "range",
-                              "int", "float", "bool", "zeros_like", "ones_like", "pad", "interpolate", "resize"})
-_SHAPE_KEYWORDS = frozenset({"shape", "size", "newshape", "axis", "axes", "dim", "dims", "sizes", "num", "stop",
-                             "start", "step", "output_size", "scale_factor", "keepdims", "keep_dims"})
 # NumPy reductions: over the whole array (no `axis`) they return a NumPy scalar, not an array.
 _NUMPY_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "median", "amax", "amin", "ptp",
                                "argmax", "argmin", "any", "all", "average", "nansum", "nanmean", "nanmax", "nanmin",
@@ -302,7 +296,7 @@ class TensorValues:
                 return False  # `x.numel()`; `x.shape(1)` (torch's `size(1)`) fails before giving anything: MSL064
             if self.derives(func.value, depth):
                 return True  # x.sum(), x.asnumpy(), x.item()
-        if func.__class__ is ast.Name and _returns_metadata(self.graph.top_level_defs().get(func.id)):
+        if func.__class__ is ast.Name and returns_metadata(self.graph.top_level_defs().get(func.id)):
             return False  # a helper of the module returning shape ints (`def size(x, d): return x.shape[d]`)
         qualname = self.graph.names.qualname(func)
         if framework.returns_metadata(qualname) or (
@@ -470,7 +464,7 @@ class TensorValues:
 
     def _only_shape_uses(self, name: str) -> bool:
         uses = self.graph.walk.nodes_of(self.function).loads.get(name, ())
-        return bool(uses) and all(_in_shape_position(node) for node in uses)
+        return bool(uses) and all(in_shape_position(node) for node in uses)
 
     def is_self(self, expr: ast.AST) -> bool:
         if not isinstance(expr, ast.Name) or self.graph.owner_class(self.method()) is None:
@@ -531,67 +525,6 @@ def _names_bound_only_to_tensors(nodes, graph) -> set:
                 for name in target_names(target):
                     bound[name.id] = bound.get(name.id, True) and is_tensor
     return {name for name, only in bound.items() if only}
-
-
-def _returns_metadata(function: Optional[ast.AST]) -> bool:
-    """Does every `return` of a module-level def give shape metadata (`x.shape[d]`, `len(x)`, `x.ndim`)?"""
-    if function is None:
-        return False
-    returned = [stmt.value for stmt in ast.walk(function) if isinstance(stmt, ast.Return)]
-    return bool(returned) and all(value is not None and _is_metadata(value) for value in returned)
-
-
-def _is_metadata(expr: ast.expr) -> bool:
-    if isinstance(expr, ast.Constant):
-        return isinstance(expr.value, (int, float, bool)) or expr.value is None
-    if isinstance(expr, ast.Attribute):
-        return expr.attr in METADATA_ATTRIBUTES
-    if isinstance(expr, ast.Subscript):
-        return isinstance(expr.value, ast.Attribute) and expr.value.attr in METADATA_ATTRIBUTES
-    if isinstance(expr, ast.Tuple):
-        return all(_is_metadata(element) for element in expr.elts)
-    if isinstance(expr, ast.Call):
-        func = expr.func
-        if isinstance(func, ast.Attribute):
-            return func.attr in METADATA_METHODS
-        return isinstance(func, ast.Name) and (func.id == "len" or (
-            func.id in ("int", "float") and len(expr.args) == 1 and _is_metadata(expr.args[0])))
-    return False
-
-
-def _in_shape_position(node: ast.AST) -> bool:
-    """Is this use a Python-number use: a shape element, a range bound, a slice bound, arithmetic feeding one?"""
-    parent = parent_of(node)
-    while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
-        node, parent = parent, parent_of(parent)
-    if isinstance(parent, (ast.Slice, ast.JoinedStr, ast.FormattedValue)):
-        return True
-    if isinstance(parent, ast.Compare):
-        return _tested(parent)
-    if isinstance(parent, ast.Subscript):
-        return parent.slice is node
-    if isinstance(parent, ast.keyword):
-        return parent.arg in _SHAPE_KEYWORDS
-    if isinstance(parent, (ast.Tuple, ast.List)):
-        holder = parent_of(parent)
-        if isinstance(holder, ast.keyword):
-            return holder.arg in _SHAPE_KEYWORDS
-        return isinstance(holder, ast.Call) and spelled_name(holder.func) in _SHAPE_FUNCTIONS
-    if isinstance(parent, ast.Call) and node is not parent.func:
-        return spelled_name(parent.func) in _SHAPE_FUNCTIONS and spelled_name(parent.func) in (
-            "range", "int", "float", "bool", "reshape", "view", "zeros", "ones", "empty", "full", "arange")
-    return False
-
-
-def _tested(compare: ast.Compare) -> bool:
-    """Is the comparison's value only tested (`if n > 0:`, `while i < n`, `a if n else b`, `assert`), as a Python
-    number's can be? A comparison whose value is kept (`keep = scores > 0.5`, then `boxes[keep]`) is a mask: the
-    operand is tensor data."""
-    node: ast.AST = compare
-    parent = parent_of(compare)
-    while isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)):
-        node, parent = parent, parent_of(parent)
-    return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is node
 
 
 def _is_bound_call(func: ast.Attribute) -> bool:
