@@ -7,9 +7,10 @@ from typing import Optional
 from ms_lint.analysis import framework
 from ms_lint.analysis.folding import self_attribute
 from ms_lint.analysis.framework import STATELESS_LAYERS
-from ms_lint.analysis.walk import enclosing_function, parent_of, self_parameter, spelled_name
+from ms_lint.analysis.walk import enclosing_function, parent_of, self_parameter
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
+from ms_lint.rules._cells import holds_no_state
 
 # distributions and bijectors: Cells without weights (`nn.probability.distribution.Gumbel(...)` in construct)
 _WEIGHT_FREE_PACKAGES = ("mindspore.nn.probability.distribution.", "mindspore.nn.probability.bijector.")
@@ -17,7 +18,6 @@ _WEIGHT_FREE_PACKAGES = ("mindspore.nn.probability.distribution.", "mindspore.nn
 # Names a hoisted attribute must not take: public nn.Cell members (shadowing them breaks the Cell, MSL034).
 _CELL_MEMBERS = frozenset({"cells", "to", "compile", "phase", "training", "cast", "apply", "shard", "recompute",
                            "offload", "construct", "parameters_dict", "buffers", "state_dict"})
-_CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "mindtorch.torch.nn.Module"})
 # Layers whose behaviour follows the training flag: a Cell created in graph code is in eval mode (measured:
 # `nn.Dropout(p=0.5)` drops nothing, `nn.BatchNorm2d` uses its initial moving statistics, PyNative alike).
 _TRAINING_LAYERS = ("Dropout", "BatchNorm", "SyncBatchNorm")
@@ -104,7 +104,7 @@ class CellCreatedInGraph(Rule):
         severity, consequence = None, ("its weights are not registered (never trained) and its random "
                                        "initialisation is frozen at compile time")
         if layer in STATELESS_LAYERS or qualname.startswith(_WEIGHT_FREE_PACKAGES) or (
-                not layer and _holds_no_state(ctx, qualname)):
+                not layer and holds_no_state(ctx, qualname)):
             severity, consequence = "warning", ("it holds no weights to train or draw, so it works, but it is "
                                                 "rebuilt at every compile")
         elif layer.startswith(_TRAINING_LAYERS):
@@ -170,33 +170,6 @@ class CellCreatedInGraph(Rule):
         return isinstance(node, _LOOPS)
 
 
-def _holds_no_state(ctx, qualname: str, depth: int = 0) -> bool:
-    """A project Cell class without weights: no Parameter anywhere in its MRO, and every Cell it builds is a
-    weight-free MindSpore layer or, recursively, such a project Cell (a loss storing its options qualifies).
-    Bases must be resolvable and attributes not created dynamically."""
-    summary = ctx.graph.summary_of(qualname)
-    if summary is None or depth > 4:
-        return False
-    mro = list(ctx.graph.mro(summary))
-    known = {current.qualname for current in mro}
-    for current in mro:
-        if current.dynamic or not all(b in known or _weight_free_base(b) for b in current.bases):
-            return False
-        creates_parameters = current.parameters or any(
-            built in framework.PARAMETER_CLASSES or built.endswith(".ParameterTuple") for built in current.constructed)
-        if creates_parameters and not _fixed_parameters(ctx, current):
-            return False
-        for built in current.constructed:
-            if built in framework.PARAMETER_CLASSES or built.endswith(".ParameterTuple"):
-                continue  # fixed ones (above)
-            if not ctx.graph.is_cell_class(built):
-                continue  # ops primitives, tensors, plain Python objects: no weights
-            layer = built.rpartition(".")[2] if framework.is_framework(built) else ""
-            if layer and layer not in STATELESS_LAYERS or not layer and not _holds_no_state(ctx, built, depth + 1):
-                return False
-    return True
-
-
 def _stored_on_self(ctx, call: ast.Call, function, self_name: str) -> bool:
     """Does `function` store the layer `call` builds on `self` (`new = nn.Embedding(...)`, then
     `self.bias = new`)? A layer with weights stored so replaces one at run time: hoisting it would register a
@@ -212,37 +185,6 @@ def _stored_on_self(ctx, call: ast.Call, function, self_name: str) -> bool:
     return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == local
                and any(self_attribute(t, self_name) for t in n.targets)
                for n in ctx.walk.nodes_of(function).bindings)
-
-
-def _fixed_parameters(ctx, summary) -> bool:
-    """Does the class create every Parameter of its own with `requires_grad=False` from a value that draws
-    nothing (`Parameter(Tensor(p), requires_grad=False)`)? Such state is set, not trained nor drawn: built in
-    graph code, the Cell computes what it does in PyNative (MindSpore's own property tests do this)."""
-    node = summary.node
-    if node is None:
-        return False
-    created = [call for call in ast.walk(node) if isinstance(call, ast.Call)
-               and (spelled_name(call.func) or "") in ("Parameter", "ParameterTuple")]
-    return bool(created) and all(
-        any(k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is False
-            for k in call.keywords)
-        and not any(isinstance(sub, ast.Call) and _draws(spelled_name(sub.func) or "") for sub in ast.walk(call))
-        for call in created)
-
-
-def _draws(name: str) -> bool:
-    """A call that may draw random values: an initializer, a `rand*`/`*normal*`/`uniform` function."""
-    lowered = name.lower()
-    return lowered in ("initializer", "normal", "uniform", "truncatednormal", "heuniform", "henormal",
-                       "xavieruniform", "xaviernormal") or lowered.startswith(("rand", "standard_normal"))
-
-
-def _weight_free_base(qualname: Optional[str]) -> bool:
-    """nn.Cell itself, nn.LossBase, or a weight-free MindSpore layer."""
-    if qualname in _CELL_BASES:
-        return True
-    layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
-    return layer == "LossBase" or layer in STATELESS_LAYERS
 
 
 def _moved(text: str, shift: int) -> str:

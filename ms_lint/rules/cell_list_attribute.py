@@ -8,6 +8,7 @@ from ms_lint.analysis.framework import STATELESS_LAYERS
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
+from ms_lint.rules._cells import holds_no_state
 
 _REGISTERING = frozenset({"insert_child_to_cell", "add_module", "register_module"})
 _CELL_ATTRIBUTES = frozenset({"training", "phase", "cells", "construct", "parameters_dict", "compile"})
@@ -318,16 +319,27 @@ def _only_stateless_layers(ctx, value: ast.expr) -> bool:
 
 def _filled_only_with_stateless_layers(ctx, value: ast.expr, class_node: ast.ClassDef, attribute: str) -> bool:
     """`self.x = []` filled only by `self.x.append(<a MindSpore layer without weights>)` (EfficientDet's five
-    `nn.Range` Cells): as with a literal of them, nothing to register (measured: compiles and runs in both modes)."""
+    `nn.Range` Cells), or project Cells without weights: as with a literal of them, nothing to register
+    (measured: compiles and runs in both modes)."""
     if not (isinstance(value, ast.List) and not value.elts):
         return False
     fillers = list(_fillers(ctx, class_node, attribute))
     return bool(fillers) and all(
         isinstance(filler, ast.Call) and isinstance(filler.func, ast.Attribute)
         and filler.func.attr in ("append", "insert")
-        and isinstance(filler.args[-1], ast.Call)
-        and framework.mindspore_layer(ctx.names.qualname(filler.args[-1].func)) in STATELESS_LAYERS
+        and isinstance(filler.args[-1], ast.Call) and _builds_stateless_cell(ctx, filler.args[-1])
         for filler in fillers)
+
+
+def _builds_stateless_cell(ctx, call: ast.Call) -> bool:
+    """A MindSpore layer without weights or a training mode, or a project Cell without weights (Sepformer's
+    `Resample`: sinc filters computed, no Parameter)."""
+    qualname = ctx.names.qualname(call.func)
+    layer = framework.mindspore_layer(qualname)
+    if layer is not None:
+        return layer in STATELESS_LAYERS
+    return qualname is not None and not framework.is_framework(qualname) and ctx.graph.is_cell_class(qualname) \
+        and holds_no_state(ctx, qualname)
 
 
 def _only_dropouts(ctx, value: ast.expr) -> bool:

@@ -116,6 +116,25 @@ class WeightFree(nn.Cell):
             x = layer(x)
         return x
 
+class Scale(nn.Cell):
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+        self.relu = nn.ReLU()
+    def construct(self, x):
+        return self.relu(x) * self.factor
+
+class ProjectCellsWithoutWeights(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scales = []
+        for factor in (2.0, 3.0):
+            self.scales.append(Scale(factor))
+    def construct(self, x):
+        for scale in self.scales:
+            x = scale(x)
+        return x
+
 class DropoutsInList(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -178,6 +197,15 @@ def test_msl030_a_tuple_of_weight_free_layers_compiles_and_computes(oracle, mode
     outcome = oracle.call(mode, cells.WeightFree(), oracle.tensor([[-1.0, 2.0]]))
     assert outcome.ok, outcome.message
     assert outcome.value.asnumpy().tolist() == [[0.0, 2.0]]
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl030_a_list_of_project_cells_without_weights_compiles_and_computes(oracle, mode):
+    """Sepformer's list of sinc `Resample` Cells (issue 19's second sample): nothing to register, no failure."""
+    cells = oracle.load(LIST_CELLS)
+    outcome = oracle.call(mode, cells.ProjectCellsWithoutWeights(), oracle.tensor([[-1.0, 2.0]]))
+    assert outcome.ok, outcome.message
+    assert outcome.value.asnumpy().tolist() == [[0.0, 12.0]]
 
 
 SLICE_CELLS = """
