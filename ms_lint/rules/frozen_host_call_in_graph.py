@@ -37,7 +37,9 @@ class FrozenHostCallInGraph(Rule):
     calls is ignored, while PyNative re-evaluates each call. Dropout masks, noise and augmentations built this
     way are silently identical at every step. (`with open(...) as f:` fails to compile instead:
     `TypeError: issubclass() arg 1 must be a class`.) `ops.rand`, `ops.randn`, `ops.uniform` and
-    `ops.standard_normal` are graph operators and re-sample at every call (measured).
+    `ops.standard_normal` are graph operators and re-sample at every call (measured). A draw made after
+    `np.random.seed(...)` (or `random.seed`) in the same function, or in every caller up to three calls up
+    (BigBird's random attention blocks), gives the same values at every call in PyNative too: not reported.
 
     ## Example
     ```python
@@ -81,6 +83,8 @@ class FrozenHostCallInGraph(Rule):
         if qualname in _SEEDING:
             return  # sets the generator's state once, at compile time: no draw is frozen
         if qualname.startswith(FROZEN_MODULES) or qualname in FROZEN_CALLS or qualname.startswith("os.environ."):
+            if qualname.startswith(("numpy.random.", "random.")) and _seeded_before(ctx, node):
+                return  # re-seeded before every draw: PyNative draws the same values at every call too
             shown = ctx.text(node)
             if len(shown) > 40 or "\n" in shown:
                 shown = f"{ctx.text(node.func)}(...)"
@@ -146,6 +150,25 @@ def _tensor_dtype(ctx, node: ast.Call) -> Optional[str]:
 
 
 _SEEDING = frozenset({"numpy.random.seed", "random.seed"})
+
+
+def _seeded_before(ctx, node: ast.expr, depth: int = 0) -> bool:
+    """Does the function seed its generator before `node` (`np.random.seed(seed)` then `np.random.permutation(...)`),
+    or does every call of it come after such a seed, up the callers three deep (BigBird's block-sparse attention
+    seeds, then reaches the draw through two helpers)? The seed must not be tensor data."""
+    function = enclosing_function(node)
+    if function is None:
+        return False
+    if _seed_precedes(ctx, function, node):
+        return True
+    sites = ctx.graph.call_sites.get(function)
+    return depth < 3 and bool(sites) and all(_seeded_before(ctx, site, depth + 1) for site in sites)
+
+
+def _seed_precedes(ctx, function, node: ast.expr) -> bool:
+    return any(call.lineno < node.lineno and ctx.names.qualname(call.func) in _SEEDING
+               and not any(ctx.tensors(call).derives(argument) for argument in call.args)
+               for call in ctx.walk.nodes_of(function).calls)
 
 
 def _consequence(qualname: str) -> str:
