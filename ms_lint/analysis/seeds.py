@@ -16,6 +16,7 @@ import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint.analysis.imports import ImportMap, statements
+from ms_lint.analysis.locations import locate_in
 from ms_lint.analysis.walk import parent_of, spelled_name
 from ms_lint.source import module_name
 
@@ -84,6 +85,23 @@ class ScriptSeeds:
                     self._note_import(stmt)
 
     def facts(self) -> dict:
+        """The facts, modules and functions named by their files (`locations.locate_in`): two projects'
+        `train.py` in one repository are two modules to the judge."""
+        facts = self._facts()
+        locate = functools.partial(locate_in, self.graph.index, module=self.module, path=self.ctx.path)
+        facts["module"] = locate(facts["module"])
+        if "functions" in facts:
+            facts["functions"] = {locate(name): {**function, "calls": [locate(c) for c in function["calls"]]}
+                                  for name, function in facts["functions"].items()}
+        if "scopes" in facts:
+            facts["scopes"] = {scope: [[row, kind, locate(target) if kind == "call" else target]
+                                       for row, kind, target in events] for scope, events in facts["scopes"].items()}
+            facts["call_modules"] = {locate(q): locate(m) for q, m in facts["call_modules"].items()}
+            facts["imports"] = sorted(map(locate, facts["imports"]))
+            facts["seed_mentions"] = sorted(map(locate, facts["seed_mentions"]))
+        return facts
+
+    def _facts(self) -> dict:
         if not (self.distributed or self.functions or self.module_seed):
             return {"module": self.module}  # seen: its functions do not seed
         init_scope = self.distributed[0]["scope"] if self.distributed else None
