@@ -557,6 +557,16 @@ def test_a_script_above_its_project_imports_the_project_s_own_src(tmp_path):
         assert linter.index.find("src.loss") == str(tmp_path / "zoo/b/src/loss.py")
 
 
+def test_whether_an_unlinted_module_may_seed_is_asked_of_the_importer_s_own_module(tmp_path):
+    """`src.utils` of `zoo/a` seeds, `zoo/b`'s does not: the answer for `a/train.py` is not `b/train.py`'s."""
+    script = "from mindspore.communication import init\nimport src.utils\n\n\nif __name__ == '__main__':\n    init()\n"
+    write(tmp_path, {"zoo/a/train.py": script, "zoo/a/src/utils.py": "import mindspore\nmindspore.set_seed(1)\n",
+                     "zoo/b/train.py": script, "zoo/b/src/utils.py": "import os\n"})
+    code, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL053", "zoo/a/train.py",
+                        "zoo/b/train.py", cwd=tmp_path)
+    assert {(item["filename"], item["location"]["row"]) for item in json.loads(out)} == {("zoo/b/train.py", 6)}
+
+
 def test_a_seed_helper_re_exported_by_a_star_import_counts(tmp_path):
     """Issue 19 (mindcv vendored in a community port): `from mindcv.utils import set_seed` where the package
     re-exports it with `from .random import *`; and an eval script's `get_optim_policies()` trains nothing."""

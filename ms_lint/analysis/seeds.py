@@ -40,8 +40,8 @@ _NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|ne
 # holding "seed" (`self.c_seed = 3`, `args.seed`)
 _SEED_CALLS = ("seed(", "seed (", "seeds(", "seed_everything(", "seed_all(")
 _MENTION_DEPTH = 3  # project imports followed from a module that may seed (see `_mentions_seed`)
-# per project index (they live as long as its Linter): module name -> is it a file of the project; module name ->
-# may it seed (for modules that were not linted)
+# per project index (they live as long as its Linter) and import root: module name -> is it a file of the project;
+# module name -> may it seed (for modules that were not linted)
 _CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -75,7 +75,10 @@ class ScriptSeeds:
         # facts only such a module reports (training, the order of events, imports) are not gathered otherwise.
         text = ctx.source.text
         self.may_be_distributed = "communication" in text or "set_auto_parallel_context" in text
-        self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}})
+        # what a module name is depends on where it is imported from (`ProjectIndex.find`): the answers are kept
+        # per import root, or a `src.utils` of one project would answer for another's
+        caches = _CACHES.setdefault(ctx.graph.index, {})
+        self._cache = caches.setdefault(ctx.graph.index.importer_root, {"modules": {}, "mentions": {}})
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
         self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
         self._heads: Dict[str, bool] = {}  # first name of a qualified name -> may it name a project module
