@@ -557,6 +557,21 @@ def test_a_script_above_its_project_imports_the_project_s_own_src(tmp_path):
         assert linter.index.find("src.loss") == str(tmp_path / "zoo/b/src/loss.py")
 
 
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="sys.stdlib_module_names")
+def test_a_standard_library_name_is_another_project_s_module_only_from_above(tmp_path):
+    """`import io` in `zoo/a` is the standard library's, not `zoo/b/tools/io.py` (it joined unrelated projects
+    into one group, judged with the first one's device target)."""
+    files = {"zoo/a/train.py": "import io\n", "zoo/b/tools/io.py": "", "zoo/b/tools/read.py": "import io\n"}
+    write(tmp_path, files)
+    linter = Linter(Settings())
+    for name in files:
+        linter.index.add_file(str(tmp_path / name))
+    with linter.index.importing(str(tmp_path / "zoo/a/train.py")):
+        assert linter.index.find("io") is None
+    with linter.index.importing(str(tmp_path / "zoo/b/tools/read.py")):
+        assert linter.index.find("io") == str(tmp_path / "zoo/b/tools/io.py")
+
+
 def test_whether_an_unlinted_module_may_seed_is_asked_of_the_importer_s_own_module(tmp_path):
     """`src.utils` of `zoo/a` seeds, `zoo/b`'s does not: the answer for `a/train.py` is not `b/train.py`'s."""
     script = "from mindspore.communication import init\nimport src.utils\n\n\nif __name__ == '__main__':\n    init()\n"

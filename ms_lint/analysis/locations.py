@@ -8,10 +8,16 @@ importer finds (`locate`): the same module is named alike by every importer, and
 from __future__ import annotations
 
 import os
+import sys
 from typing import Iterable, List, Optional
 
 from ms_lint.analysis import framework
 from ms_lint.source import module_name, package_root
+
+# The standard library's top-level modules (Python 3.10 and later): a project file named like one (`io.py` in one
+# project of a model zoo) is what a script imports only from the file's own directory or one above it (where
+# Python looks first), never from another project's.
+STANDARD_LIBRARY = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
 def module_location(path: str) -> str:

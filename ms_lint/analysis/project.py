@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
-from ms_lint.analysis.locations import roots_above
+from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
 from ms_lint.analysis.registrations import is_name, note_registering_call
 from ms_lint.analysis.walk import self_parameter, spelled_name
 from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, walk
@@ -407,11 +407,11 @@ class ProjectIndex:
         return holders
 
     def _scope_of(self, head: str) -> Optional[str]:
-        """What a lookup of a name starting with `head` depends on when several roots hold `head`: the nearest of
-        them at or above the importing file's root (searched first), or "" when none is (nothing is found);
-        None when one root holds it, or no file is being linted (shared by every lookup)."""
+        """What a lookup of a name starting with `head` depends on when several roots (or any, for a standard
+        library name like `io`) hold `head`: the nearest at or above the importing file's root (searched first),
+        or "" when none is (nothing found); None otherwise, or when no file is being linted (shared by all)."""
         holders = self._roots_holding(head)
-        if len(holders) < 2 or self.importer_root is None:
+        if self.importer_root is None or (len(holders) < 2 and head not in STANDARD_LIBRARY):
             return None
         key = (self.importer_root, head)
         if key not in self._nearest:
