@@ -179,7 +179,8 @@ class Linter:
             for group in groups:  # a repository of independent projects: each judged apart
                 modules = {path: facts[path][rule.code] for path in group if rule.code in facts[path]}
                 if modules:
-                    found.extend(self._judge(rule, modules, results))
+                    imports = {path: facts[path].get(projects.IMPORTS, []) for path in group}
+                    found.extend(self._judge(rule, modules, imports, results))
         kept = []
         for diagnostic in found:
             if diagnostic.path not in suppressions:
@@ -189,8 +190,10 @@ class Linter:
         return kept
 
     # ----- implementation -------------------------------------------------------------------------------------
-    def _judge(self, rule: Any, modules: Dict[str, Any], results: List[FileResult]) -> List[Diagnostic]:
-        project = ProjectFacts(modules, self.settings, functools.partial(self.compile_context, next(iter(modules))))
+    def _judge(self, rule: Any, modules: Dict[str, Any], imports: Dict[str, Any],
+               results: List[FileResult]) -> List[Diagnostic]:
+        project = ProjectFacts(modules, self.settings, functools.partial(self.compile_context, next(iter(modules))),
+                               imports)
         try:
             return [d for d in rule.judge(project) if self.settings.is_selected(d.code, rule.severity, d.path)]
         except Exception:  # noqa: BLE001 - reported like any rule crash

@@ -5,9 +5,25 @@ Positions are 1-based rows and 0-based character columns everywhere inside ms_li
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, FrozenSet, Hashable, Iterator, Optional, Tuple, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    FrozenSet,
+    Hashable,
+    Iterator,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+)
 
 from ms_lint.analysis.compile_context import CompileContext, facts_of_module, module_target, target_of
 from ms_lint.analysis.tensors import Tensors
@@ -192,15 +208,45 @@ class Context:
         )
 
 
+def _imported_closure(path: str, imports: Mapping[str, Sequence[str]]) -> Set[str]:
+    """Every file `path` imports, directly or through the files whose imports are known."""
+    seen: Set[str] = set()
+    stack = list(imports.get(path, ()))
+    while stack:
+        target = stack.pop()
+        if target not in seen:
+            seen.add(target)
+            stack.extend(imports.get(target, ()))
+    return seen
+
+
 class ProjectFacts:
     """What a project rule's `judge` sees: its facts per module path, the settings and the compile context. The
     context is a CompileContext, or a function giving it: then the project is scanned only if a judge asks (a run
     from the cache lints nothing, so nothing has scanned it yet)."""
 
-    def __init__(self, modules: dict, settings: "Settings", compile_context: object):
+    def __init__(self, modules: dict, settings: "Settings", compile_context: object,
+                 imports: Optional[Mapping[str, Sequence[str]]] = None):
         self.modules = modules
         self.settings = settings
         self._compile_context = compile_context
+        # linted path -> the absolute paths of the project files it imports (`projects.imported_files`)
+        self._imports = {os.path.abspath(path): targets for path, targets in (imports or {}).items()}
+        self._importable: Dict[str, Set[str]] = {}
+
+    def can_cite(self, path: str, cited: str) -> bool:
+        """May a finding in `path` name code in `cited`: do they run in one program, that is, is it the same file,
+        or does one import the other, directly or through other linted files (`trainer.py`'s `Model(...)` trains
+        the network the `train.py` importing it cast)? A group of files connected by imports can hold two
+        scripts that only share a library (`a/train.py` and `b/train.py` importing one `src`): neither runs the
+        other's code."""
+        source, target = os.path.abspath(path), os.path.abspath(cited)
+        return source == target or target in self._imported(source) or source in self._imported(target)
+
+    def _imported(self, path: str) -> Set[str]:
+        if path not in self._importable:
+            self._importable[path] = _imported_closure(path, self._imports)
+        return self._importable[path]
 
     @property
     def compile_context(self):

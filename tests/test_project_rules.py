@@ -7,12 +7,13 @@ file's facts alone (see docs/project-rules.md).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
-from support import run_cli
+from support import FIXTURES, run_cli
 
 from ms_lint.analysis import compile_context, run_mode
 from ms_lint.catalog import all_rules, pylint_message
@@ -492,7 +493,8 @@ def test_whether_an_unlinted_module_may_seed_does_not_depend_on_what_was_asked_b
         linter = Linter(Settings(select=("MSL053",)))
         for name in asked_before:
             assert linter.lint_path(str(tmp_path / name)).facts["MSL053"]["seed_mentions"] == []
-        assert linter.lint_path(str(tmp_path / "both.py")).facts["MSL053"]["seed_mentions"] == ["b"]
+        # modules are named by their files (`ms_lint.analysis.locations`)
+        assert linter.lint_path(str(tmp_path / "both.py")).facts["MSL053"]["seed_mentions"] == [str(tmp_path / "b")]
 
 
 def test_a_name_holding_seed_is_no_seeding_call(tmp_path):
@@ -501,7 +503,7 @@ def test_a_name_holding_seed_is_no_seeding_call(tmp_path):
     (tmp_path / "train.py").write_text(
         "from mindspore.communication import init\nimport config\nimport helper\n\ninit()\n")
     linter = Linter(Settings(select=("MSL053",)))
-    assert linter.lint_path(str(tmp_path / "train.py")).facts["MSL053"]["seed_mentions"] == ["helper"]
+    assert linter.lint_path(str(tmp_path / "train.py")).facts["MSL053"]["seed_mentions"] == [str(tmp_path / "helper")]
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -510,6 +512,75 @@ def test_projects_of_one_repository_are_judged_apart(tmp_path, jobs):
     codes = ("MSL050", "MSL053")
     assert cli(tmp_path, "--select", ",".join(codes)) == ZOO_FINDINGS
     assert pylint(tmp_path, files, jobs, codes) == ZOO_FINDINGS
+
+
+SIBLING_SCRIPTS_FINDINGS = {("a/start.py", 9, "MSL050"), ("a/train.py", 9, "MSL052")}
+
+
+def write_sibling_scripts(tmp_path):
+    """fixtures/projects/sibling_scripts: `a/` and `b/` each with a `start.py` and a `train.py`, one group."""
+    shutil.copytree(FIXTURES / "projects" / "sibling_scripts", tmp_path, dirs_exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
+    compile_context._scans.clear()
+    return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.py"))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_same_named_scripts_of_sibling_projects_keep_their_networks_apart(tmp_path, jobs):
+    """Issue 19: `b/start.py`'s `net` is not `a/start.py`'s (it had the key `global:start.net`), and a finding
+    cites only its own project's cast, by its own line."""
+    files = write_sibling_scripts(tmp_path)
+    codes = ("MSL050", "MSL052")
+    code, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", ",".join(codes), ".",
+                        cwd=tmp_path)
+    assert code == 1, out
+    found = json.loads(out)
+    assert {(_relative(i["filename"]), i["location"]["row"], i["code"]) for i in found} == SIBLING_SCRIPTS_FINDINGS
+    assert all("(line 7)" in item["message"] for item in found)
+    assert pylint(tmp_path, files, jobs, codes) == SIBLING_SCRIPTS_FINDINGS
+    assert flake8(tmp_path, codes) == SIBLING_SCRIPTS_FINDINGS  # each cast is in the training call's file
+
+
+def test_a_script_above_its_project_imports_the_project_s_own_src(tmp_path):
+    """Issue 19: a model zoo's `modelarts/start.py` runs from its project's directory and imports that project's
+    `src`; a `src` only unrelated projects hold is none of its modules (it was the first root's)."""
+    files = {"zoo/a/src/__init__.py": "", "zoo/a/src/loss.py": "", "zoo/a/modelarts/start.py": "",
+             "zoo/b/src/__init__.py": "", "zoo/b/src/loss.py": "", "zoo/c/modelarts/start.py": ""}
+    write(tmp_path, files)
+    linter = Linter(Settings())
+    for name in files:
+        linter.index.add_file(str(tmp_path / name))
+    with linter.index.importing(str(tmp_path / "zoo/a/modelarts/start.py")):
+        assert linter.index.find("src.loss") == str(tmp_path / "zoo/a/src/loss.py")
+    with linter.index.importing(str(tmp_path / "zoo/c/modelarts/start.py")):
+        assert linter.index.find("src.loss") is None
+    with linter.index.importing(str(tmp_path / "zoo/b/src/loss.py")):
+        assert linter.index.find("src.loss") == str(tmp_path / "zoo/b/src/loss.py")
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="sys.stdlib_module_names")
+def test_a_standard_library_name_is_another_project_s_module_only_from_above(tmp_path):
+    """`import io` in `zoo/a` is the standard library's, not `zoo/b/tools/io.py` (it joined unrelated projects
+    into one group, judged with the first one's device target)."""
+    files = {"zoo/a/train.py": "import io\n", "zoo/b/tools/io.py": "", "zoo/b/tools/read.py": "import io\n"}
+    write(tmp_path, files)
+    linter = Linter(Settings())
+    for name in files:
+        linter.index.add_file(str(tmp_path / name))
+    with linter.index.importing(str(tmp_path / "zoo/a/train.py")):
+        assert linter.index.find("io") is None
+    with linter.index.importing(str(tmp_path / "zoo/b/tools/read.py")):
+        assert linter.index.find("io") == str(tmp_path / "zoo/b/tools/io.py")
+
+
+def test_whether_an_unlinted_module_may_seed_is_asked_of_the_importer_s_own_module(tmp_path):
+    """`src.utils` of `zoo/a` seeds, `zoo/b`'s does not: the answer for `a/train.py` is not `b/train.py`'s."""
+    script = "from mindspore.communication import init\nimport src.utils\n\n\nif __name__ == '__main__':\n    init()\n"
+    write(tmp_path, {"zoo/a/train.py": script, "zoo/a/src/utils.py": "import mindspore\nmindspore.set_seed(1)\n",
+                     "zoo/b/train.py": script, "zoo/b/src/utils.py": "import os\n"})
+    code, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL053", "zoo/a/train.py",
+                        "zoo/b/train.py", cwd=tmp_path)
+    assert {(item["filename"], item["location"]["row"]) for item in json.loads(out)} == {("zoo/b/train.py", 6)}
 
 
 def test_a_seed_helper_re_exported_by_a_star_import_counts(tmp_path):

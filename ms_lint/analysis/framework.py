@@ -245,3 +245,10 @@ def _single_iteration(comprehension: ast.expr) -> bool:
         return len(iterated.elts) <= 1
     return isinstance(iterated, ast.Call) and getattr(iterated.func, "id", None) == "range" \
         and len(iterated.args) == 1 and isinstance(iterated.args[0], ast.Constant) and iterated.args[0].value in (0, 1)
+
+
+def is_known_non_cell(qualname: str) -> bool:
+    """Builtins, the standard library and well-known libraries are never nn.Cell subclasses."""
+    head = qualname.split(".", 1)[0]
+    return head in ("builtins", "abc", "typing", "enum", "collections", "dataclasses", "numpy", "torch", "object",
+                    "mindspore", "mindtorch", "typing_extensions")

@@ -10,6 +10,9 @@ value is described by *keys*, strings that name the same object in every module 
 * `call:<function qualname>`: what a project function returns (`net = create_network()`);
 * `attr:<class qualname>.<name>`: what a class stores on `self.<name>`.
 
+Module names in keys are located (`ms_lint.analysis.locations`): `<import root>/<dotted name>`, so that two projects'
+`train.py` (or `src/model.py`) in one repository never share a key, and every importer of a module names it alike.
+
 Edges between keys (`links`) say what a key contains: a class its base classes and the Cells its `__init__`
 builds, a function call what the function returns, a variable passed to a function that function's parameter.
 A cast reaches a network when one of its keys is reachable from the network's keys (`reaches`). Order matters
@@ -28,6 +31,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, 
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap
+from ms_lint.analysis.locations import locate_in, module_location
 from ms_lint.analysis.training_api import AUTO_MIXED_PRECISION
 
 # Cell methods that return the Cell itself
@@ -148,7 +152,8 @@ class NetworkKeys:
     def __init__(self, ctx, full: bool):
         self.ctx = ctx
         self.graph = ctx.graph
-        self.module = ctx.source.module_name or "<module>"
+        self.dotted = ctx.source.module_name or ""
+        self.module = module_location(ctx.path) if ctx.path else self.dotted or "<module>"  # see `locate`
         self.scopes: Dict[ast.AST, Scope] = {}
         # what `self.<name>` is assigned in each class: (class qualname, name) -> [(scope, value)]
         self.attributes: Dict[Tuple[str, str], List[Tuple[Scope, ast.expr]]] = {}
@@ -263,8 +268,9 @@ class NetworkKeys:
                     identity |= sub_identity
                     classes |= sub_classes
                 return frozenset(identity), frozenset(classes), scope.owner
-            if isinstance(expr, ast.Attribute) and self.qualname(expr, scope) is not None:
-                return frozenset({f"global:{self.qualname(expr, scope)}"}), frozenset(), None
+            qualname = self.qualname(expr, scope) if isinstance(expr, ast.Attribute) else None
+            if qualname is not None:
+                return frozenset({f"global:{self.locate(qualname)}"}), frozenset(), None
             return self.keys(base, scope, depth + 1)  # a sub-cell reached through the network
         if isinstance(expr, ast.IfExp):
             for branch in (expr.body, expr.orelse):
@@ -300,7 +306,7 @@ class NetworkKeys:
             return self._name_keys(name, module_scope, depth + 1)
         qualname = self.graph.imports.resolve(name)
         if qualname and not qualname.startswith("builtins."):
-            identity.add(f"global:{qualname}")
+            identity.add(f"global:{self.locate(qualname)}")
         return frozenset(identity), frozenset(), None
 
     def _call_keys(self, call: ast.Call, scope: Scope, depth: int):
@@ -358,8 +364,12 @@ class NetworkKeys:
         """A class or function by the module that defines it, through re-exports (`from .model import Net`)."""
         found = self._canonical_names.get(qualname)
         if found is None:
-            found = self._canonical_names[qualname] = self._follow_exports(qualname)
+            found = self._canonical_names[qualname] = self.locate(self._follow_exports(qualname))
         return found
+
+    def locate(self, qualname: str) -> str:
+        """A name qualified by the file of its module (see the module docstring)."""
+        return locate_in(self.graph.index, qualname, self.dotted, self.ctx.path)
 
     def _follow_exports(self, qualname: str) -> str:
         if framework.is_framework(qualname):

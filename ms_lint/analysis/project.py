@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
+from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
 from ms_lint.analysis.registrations import is_name, note_registering_call
 from ms_lint.analysis.walk import self_parameter, spelled_name
 from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, walk
@@ -243,7 +244,8 @@ class ProjectIndex:
 
     A name is looked up first under the import root of the file being linted (`importing`), as Python finds it
     when that file runs: in a repository of many independent projects (`zoo/a/train.py` and `zoo/b/train.py`,
-    each with its `src/`), `src.util` is the importing project's own module, never another project's."""
+    each with its `src/`), `src.util` is the importing project's own module, never another project's: only the
+    roots at or above the importer's are searched (`roots_above`), and a name only other projects hold is none."""
 
     _TREES = 4  # trees parsed again for rules that read another module's class (see ClassSummary.node)
     # Source characters of the trees kept for files of the run that a lookup parsed before their turn (a tree
@@ -261,6 +263,7 @@ class ProjectIndex:
         self._found: Dict[Tuple[Optional[str], str], Optional[str]] = {}
         self._holders: Dict[str, List[str]] = {}  # first name of a module -> the roots holding it (see `_holds`)
         self._paths: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # see `module`
+        self._nearest: Dict[Tuple[str, str], str] = {}  # (importer's root, first name) -> see `_scope_of`
         # the CLI and pylint judge the project rules over every file they lint (see `is_linted`)
         self.judged_together = False
         self.importer_root: Optional[str] = None  # the import root of the file being linted (see `importing`)
@@ -286,6 +289,7 @@ class ProjectIndex:
             self.roots.append(root)
             self._found.clear()  # a new root may hold modules not found before
             self._holders.clear()
+            self._nearest.clear()
             self._paths.clear()
             self._kinds.clear()
 
@@ -380,7 +384,7 @@ class ProjectIndex:
             holders = self._roots_holding(head)
         if not holders:
             return None  # most names asked about (`mindspore.ops`, `numpy`): no root holds them
-        key = (self.importer_root if len(holders) > 1 and self.importer_root in holders else None, name)
+        key = (self._scope_of(head), name)
         if key in self._found:
             return self._found[key]
         found = None
@@ -403,15 +407,21 @@ class ProjectIndex:
         return holders
 
     def _scope_of(self, head: str) -> Optional[str]:
-        """What a lookup of a name starting with `head` depends on: the importing file's root when it is one of
-        several roots holding `head` (then that root is searched first), else nothing (shared by every file)."""
+        """What a lookup of a name starting with `head` depends on when several roots (or any, for a standard
+        library name like `io`) hold `head`: the nearest at or above the importing file's root (searched first),
+        or "" when none is (nothing found); None otherwise, or when no file is being linted (shared by all)."""
         holders = self._roots_holding(head)
-        return self.importer_root if len(holders) > 1 and self.importer_root in holders else None
+        if self.importer_root is None or (len(holders) < 2 and head not in STANDARD_LIBRARY):
+            return None
+        key = (self.importer_root, head)
+        if key not in self._nearest:
+            self._nearest[key] = next(iter(roots_above(self.importer_root, holders)), "")
+        return self._nearest[key]
 
     def _search_order(self, head: str) -> List[str]:
         holders = self._roots_holding(head)
-        own = self._scope_of(head)
-        return holders if own is None else [own, *(root for root in holders if root != own)]
+        nearest = self._scope_of(head)
+        return holders if nearest is None else roots_above(nearest, holders) if nearest else []
 
     def spells(self, name: str, needles: Tuple[str, ...]) -> bool:
         """Does the text of the project module `name` hold one of the `needles` (False if it is not found)? What
@@ -574,7 +584,7 @@ class ProjectIndex:
         if kind is None and qualname not in _seen:
             summary = self.lookup_class(qualname)
             if summary is None:
-                kind = None if _is_known_non_cell(qualname) else "unknown"
+                kind = None if framework.is_known_non_cell(qualname) else "unknown"
             else:
                 kind = self.kind_of_bases(summary.bases, _seen | {qualname})
         self._kinds[key] = kind
@@ -586,10 +596,3 @@ class ProjectIndex:
             if wanted in kinds:
                 return wanted
         return None
-
-
-def _is_known_non_cell(qualname: str) -> bool:
-    """Builtins, the standard library and well-known libraries are never nn.Cell subclasses."""
-    head = qualname.split(".", 1)[0]
-    return head in ("builtins", "abc", "typing", "enum", "collections", "dataclasses", "numpy", "torch", "object",
-                    "mindspore", "mindtorch", "typing_extensions")

@@ -16,6 +16,7 @@ import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
 from ms_lint.analysis.imports import ImportMap, statements
+from ms_lint.analysis.locations import locate_in
 from ms_lint.analysis.walk import parent_of, spelled_name
 from ms_lint.source import module_name
 
@@ -39,8 +40,8 @@ _NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|ne
 # holding "seed" (`self.c_seed = 3`, `args.seed`)
 _SEED_CALLS = ("seed(", "seed (", "seeds(", "seed_everything(", "seed_all(")
 _MENTION_DEPTH = 3  # project imports followed from a module that may seed (see `_mentions_seed`)
-# per project index (they live as long as its Linter): module name -> is it a file of the project; module name ->
-# may it seed (for modules that were not linted)
+# per project index (they live as long as its Linter) and import root: module name -> is it a file of the project;
+# module name -> may it seed (for modules that were not linted)
 _CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -74,7 +75,10 @@ class ScriptSeeds:
         # facts only such a module reports (training, the order of events, imports) are not gathered otherwise.
         text = ctx.source.text
         self.may_be_distributed = "communication" in text or "set_auto_parallel_context" in text
-        self._cache = _CACHES.setdefault(ctx.graph.index, {"modules": {}, "mentions": {}})
+        # what a module name is depends on where it is imported from (`ProjectIndex.find`): the answers are kept
+        # per import root, or a `src.utils` of one project would answer for another's
+        caches = _CACHES.setdefault(ctx.graph.index, {})
+        self._cache = caches.setdefault(ctx.graph.index.importer_root, {"modules": {}, "mentions": {}})
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
         self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
         self._heads: Dict[str, bool] = {}  # first name of a qualified name -> may it name a project module
@@ -84,6 +88,23 @@ class ScriptSeeds:
                     self._note_import(stmt)
 
     def facts(self) -> dict:
+        """The facts, modules and functions named by their files (`locations.locate_in`): two projects'
+        `train.py` in one repository are two modules to the judge."""
+        facts = self._facts()
+        locate = functools.partial(locate_in, self.graph.index, module=self.module, path=self.ctx.path)
+        facts["module"] = locate(facts["module"])
+        if "functions" in facts:
+            facts["functions"] = {locate(name): {**function, "calls": [locate(c) for c in function["calls"]]}
+                                  for name, function in facts["functions"].items()}
+        if "scopes" in facts:
+            facts["scopes"] = {scope: [[row, kind, locate(target) if kind == "call" else target]
+                                       for row, kind, target in events] for scope, events in facts["scopes"].items()}
+            facts["call_modules"] = {locate(q): locate(m) for q, m in facts["call_modules"].items()}
+            facts["imports"] = sorted(map(locate, facts["imports"]))
+            facts["seed_mentions"] = sorted(map(locate, facts["seed_mentions"]))
+        return facts
+
+    def _facts(self) -> dict:
         if not (self.distributed or self.functions or self.module_seed):
             return {"module": self.module}  # seen: its functions do not seed
         init_scope = self.distributed[0]["scope"] if self.distributed else None

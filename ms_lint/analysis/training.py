@@ -61,7 +61,8 @@ class TrainingFacts:
     def __init__(self, ctx, full: bool):
         self.ctx = ctx
         self.graph = ctx.graph
-        self.module = ctx.source.module_name or "<module>"
+        self.network = NetworkKeys(ctx, full)
+        self.module = self.network.module  # located, as the keys name it
         self.links: Dict[str, Set[str]] = {}  # what a key contains: returns, bases, Cells built in __init__
         self.passes: Dict[str, Set[str]] = {}  # an object passed as an argument -> the parameter that receives it
         self.skips: Dict[str, List[list]] = {}  # AMP call id -> the passings made after it, on its network
@@ -72,7 +73,6 @@ class TrainingFacts:
         self.target = ctx.module_target
         # modules without casts or training calls only contribute what their Cells and functions contain
         self.full = full
-        self.network = NetworkKeys(ctx, full)
         self.active = [scope for scope in self.network.scopes.values() if self._is_active(scope)]
         for scope in self.active:
             for node in scope.parts.bindings:

@@ -98,8 +98,8 @@ class AscendFp16OpWithoutLossScale(Rule):
             for call in facts["trains"]:
                 if _has_loss_scale(call):
                     continue
-                evidence = self._evidence(path, call, network_keys.closure(call["keys"], forward), ops, casts,
-                                          forward, passes)
+                evidence = self._evidence(project, path, call, network_keys.closure(call["keys"], forward), ops,
+                                          casts, forward, passes)
                 if evidence is not None:
                     op, where_path, row = evidence
                     where = f"line {row}" if where_path == path else f"{os.path.basename(where_path)}:{row}"
@@ -109,15 +109,17 @@ class AscendFp16OpWithoutLossScale(Rule):
                                          where=where)
 
     @staticmethod
-    def _evidence(path, call, reach, ops, casts, forward, passes):
-        """(operator or cast, its path, its row) making the trained network run in float16, if any."""
+    def _evidence(project, path, call, reach, ops, casts, forward, passes):
+        """(operator or cast, its path, its row) making the trained network run in float16, if any: only code
+        that runs with the training call's file (`ProjectFacts.can_cite`)."""
         for key in sorted(reach):
-            if key in ops:
-                path, op, row = ops[key][0]
-                return op, path, row
-        for path, cast in casts:
-            if network_keys.reaches(call["keys"], cast["keys"], forward, passes):
-                return cast["text"], path, cast["row"]
+            for op_path, op, row in ops.get(key, ()):
+                if project.can_cite(path, op_path):
+                    return op, op_path, row
+        for cast_path, cast in casts:
+            if project.can_cite(path, cast_path) and network_keys.reaches(call["keys"], cast["keys"], forward,
+                                                                          passes):
+                return cast["text"], cast_path, cast["row"]
         for key in sorted(reach):
             shown = training_api.FP16_OPS.get(key[len("class:"):]) if key.startswith("class:") else None
             if shown:

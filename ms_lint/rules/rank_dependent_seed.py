@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 from typing import List, Optional
 
 from ms_lint.analysis import bindings, framework
+from ms_lint.analysis.locations import locate_in
 from ms_lint.analysis.walk import enclosing_function, parameter_defaults, spelled_name
 from ms_lint.rule import Rule
 
@@ -107,6 +109,8 @@ class RankDependentSeed(Rule):
             return None
         helpers, calls = {}, []
         module = ctx.graph.imports.module
+        # helpers and callees by the file that defines them: two projects' `utils.seed_all` are two helpers
+        locate = functools.partial(locate_in, ctx.graph.index, module=module, path=ctx.path)
         seed_names = {"set_seed"} | {local for local, qualname in ctx.graph.imports.names.items()
                                      if qualname in GLOBAL_SEEDS}
         depends: dict = {}  # scope -> _may_depend, asked once per scope instead of once per call
@@ -127,9 +131,9 @@ class RankDependentSeed(Rule):
                 parameters = _parameters_reaching(ctx, seed, function)
                 if parameters:
                     (row, column), (end_row, end_column) = ctx.start(node), ctx.end(node)
-                    helpers[f"{module}.{function.name}"] = {
+                    helpers[locate(f"{module}.{function.name}")] = {
                         "parameters": parameters, "span": [row, column, end_row, end_column],
-                        "call": _shown(ctx, node)}
+                        "call": _shown(ctx, node), "module": module}
                 continue
             if seed is not None:
                 continue
@@ -139,8 +143,8 @@ class RankDependentSeed(Rule):
             passed = _dependent_arguments(ctx, node, function or ctx.tree)
             if passed:
                 (row, column), (end_row, end_column) = ctx.start(node), ctx.end(node)
-                calls.append({"callee": qualname, "arguments": passed, "span": [row, column, end_row, end_column],
-                              "call": _shown(ctx, node)})
+                calls.append({"callee": locate(qualname), "arguments": passed,
+                              "span": [row, column, end_row, end_column], "call": _shown(ctx, node)})
         return {"helpers": helpers, "calls": calls} if helpers or calls else None
 
     def judge(self, project):
@@ -150,7 +154,7 @@ class RankDependentSeed(Rule):
         for path, facts in project.modules.items():
             for call in facts.get("calls", ()) if facts else ():
                 found = _helper_called(helpers, call["callee"])
-                if found is None:
+                if found is None or not project.can_cite(path, found[1][0]):
                     continue
                 name, (helper_path, helper) = found
                 what = _passed_to_seed(call["arguments"], helper["parameters"])
@@ -158,7 +162,7 @@ class RankDependentSeed(Rule):
                     continue
                 span = call["span"]
                 yield self.report_at(project, path, ((span[0], span[1]), (span[2], span[3])), call=call["call"],
-                                     what=f"{what}, which `{name.rpartition('.')[2]}` (in `{_module(name)}`) "
+                                     what=f"{what}, which `{name.rpartition('.')[2]}` (in `{helper['module']}`) "
                                           f"passes to `mindspore.set_seed`")
                 if name not in reported:
                     reported.add(name)
@@ -200,10 +204,6 @@ def _line_starts(text: str) -> Optional[List[int]]:
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return None
     return [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
-
-
-def _module(qualname: str) -> str:
-    return qualname.rpartition(".")[0]
 
 
 def _seed_argument(ctx, node: ast.Call) -> Optional[ast.expr]:

@@ -97,7 +97,8 @@ class ToFloatWithAmpLevel(Rule):
             for call in facts.get("calls", ()):
                 skip = {tuple(pair) for pair in facts.get("skips", {}).get(call["id"], ())}
                 for cast_path, cast in casts:
-                    if (cast["o2_keeps"] and call["level"] == "O2") or call["id"] in cast["after"]:
+                    if (cast["o2_keeps"] and call["level"] == "O2") or call["id"] in cast["after"] or \
+                            not project.can_cite(path, cast_path):
                         continue
                     if network_keys.reaches(call["keys"], cast["keys"], forward, passes, skip):
                         yield self._report(project, path, call, cast_path, cast)
