@@ -40,6 +40,9 @@ def said(text: str):
     ("def main():\n    args = parser.parse_args()\n", None),  # a function: who calls it is not known
     ("ms.set_context(mode=ms.GRAPH_MODE)\nif __name__ == '__main__':\n    main()\n", COMPILES),
     ("ms.set_context(mode=ms.PYNATIVE_MODE)\nif __name__ == '__main__':\n    main()\n", PYNATIVE),
+    # MindSpore's scientific-computing template: the command-line option decides (`scan` reads its choices)
+    ("ms.set_context(mode=ms.GRAPH_MODE if args.mode.upper().startswith('GRAPH') else ms.PYNATIVE_MODE)\n",
+     run_mode.BY_OPTION + "mode"),
 ])
 def test_what_a_file_says_of_the_mode(text, expected):
     assert said(text) == expected
@@ -90,6 +93,25 @@ def test_what_a_file_says_of_the_mode(text, expected):
 ])
 def test_jit_around_a_cell_compiles(text, expected):
     assert said(text) == expected
+
+
+@pytest.mark.parametrize("choices, pynative", [('["PYNATIVE"]', True), ('["GRAPH", "PYNATIVE"]', False),
+                                               ("MODES", False)])
+def test_a_mode_taken_from_an_option_follows_the_options_choices(tmp_path, choices, pynative):
+    """PDE-Net (issue 19): `--mode` allows PYNATIVE only, so the conditional in `init_env` never selects GRAPH_MODE."""
+    (tmp_path / "utils.py").write_text(
+        "import mindspore as ms\n\n\ndef init_env(args):\n"
+        "    ms.set_context(mode=ms.GRAPH_MODE if args.mode.upper().startswith('GRAPH') else ms.PYNATIVE_MODE)\n")
+    (tmp_path / "train.py").write_text(
+        "import argparse\nfrom utils import init_env\n\nif __name__ == '__main__':\n"
+        "    parser = argparse.ArgumentParser()\n"
+        f"    parser.add_argument('--mode', type=str, default='PYNATIVE', choices={choices})\n"
+        "    init_env(parser.parse_args())\n")
+    found = run_mode.scan(sorted(str(path) for path in tmp_path.glob("*.py")))
+    assert (found is not None and found.kind == run_mode.PYNATIVE_CHOICES) is pynative
+    if pynative:
+        assert found.describe() == ("`utils.py` line 5 takes the mode from a command-line option whose choices are "
+                                    "PyNative only")
 
 
 def test_the_scan_covers_the_project_around_a_package_without_init(tmp_path):

@@ -20,11 +20,15 @@ import builtins
 import functools
 import os
 import re
-from typing import Callable, Dict, Iterable, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
 from ms_lint.source import SourceError, decode, package_root, parse
 
 COMPILES, PYNATIVE, RUNS, OPTION = "compiles", "pynative", "runs", "option"
+# `set_context(mode=GRAPH_MODE if args.mode.upper().startswith("GRAPH") else PYNATIVE_MODE)`: the command-line
+# option `--mode` decides (MindSpore's scientific-computing template); "by-option:mode"
+BY_OPTION = "by-option:"
+PYNATIVE_CHOICES = "pynative-choices"
 
 
 class Evidence(NamedTuple):
@@ -32,7 +36,7 @@ class Evidence(NamedTuple):
 
     path: str
     row: int
-    kind: str  # PYNATIVE | RUNS | OPTION (`mode = "pynative"`)
+    kind: str  # PYNATIVE | PYNATIVE_CHOICES | RUNS | OPTION (`mode = "pynative"`)
 
     def describe(self) -> str:
         if self.kind == OPTION:
@@ -40,6 +44,8 @@ class Evidence(NamedTuple):
         where = f"`{os.path.basename(self.path)}` line {self.row}"
         if self.kind == PYNATIVE:
             return f"{where} selects PYNATIVE_MODE"
+        if self.kind == PYNATIVE_CHOICES:
+            return f"{where} takes the mode from a command-line option whose choices are PyNative only"
         return f"{where} runs without selecting a mode, and 2.10 starts in PyNative"
 
 
@@ -64,6 +70,8 @@ def forget_projects() -> None:
 
 def scan(files: Iterable[str]) -> Optional[Evidence]:
     found: Optional[Evidence] = None
+    by_option: List[Tuple[str, int, str]] = []  # (path, row, option name)
+    may_compile: Dict[str, bool] = {}  # option name -> may some declaration of it select GRAPH_MODE
     for count, path in enumerate(files):
         if count >= _MAX_FILES:
             return None
@@ -72,14 +80,41 @@ def scan(files: Iterable[str]) -> Optional[Evidence]:
                 data = handle.read()
         except OSError:
             continue
+        if b"add_argument" in data:
+            for name, graph in declared_options(data):
+                may_compile[name] = may_compile.get(name, False) or graph
         said = evidence(data, path)
         if said is None:
             continue
         if said[0] == COMPILES:
             return None
-        if found is None or (found.kind, said[0]) == (RUNS, PYNATIVE):  # a selected PyNative says more
+        if said[0].startswith(BY_OPTION):
+            by_option.append((path, said[1], said[0][len(BY_OPTION):]))
+        elif found is None or (found.kind, said[0]) == (RUNS, PYNATIVE):  # a selected PyNative says more
             found = Evidence(path, said[1], said[0])
+    for path, row, name in by_option:
+        if may_compile.get(name, True):
+            return None  # an option that may say GRAPH, or one the project does not declare
+        if found is None or found.kind == RUNS:
+            found = Evidence(path, row, PYNATIVE_CHOICES)
     return found
+
+
+_ADD_ARGUMENT = re.compile(rb"\badd_argument\s*\(\s*['\"]--([\w-]+)['\"]")
+_CHOICES = re.compile(rb"\bchoices\s*=\s*[\[(]([^\])]*)[\])]")
+
+
+def declared_options(data: bytes) -> Iterator[Tuple[str, bool]]:
+    """(name, may select GRAPH_MODE) for each `parser.add_argument("--name", ...)` of a file: it may unless its
+    `choices` are all strings that do not start with "graph" (`choices=["PYNATIVE"]`)."""
+    for match in _ADD_ARGUMENT.finditer(data):
+        arguments = _arguments(data, data.index(b"(", match.start()))
+        choices = _CHOICES.search(arguments)
+        listed = [item.strip() for item in choices.group(1).split(b",") if item.strip()] if choices else []
+        # every choice a string literal, none of them GRAPH...: the option cannot select GRAPH_MODE
+        pynative_only = bool(listed) and all(
+            item[:1] in (b"'", b'"') and not item.strip(b"'\"").lower().startswith(b"graph") for item in listed)
+        yield match.group(1).decode().replace("-", "_"), not pynative_only
 
 
 # Files that mark a project's own directory (a model of a zoo has its README and requirements)
@@ -125,16 +160,17 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 def evidence(data: bytes, path: str) -> Optional[Tuple[str, int]]:
-    """What one file says of the mode, with its row: (COMPILES | PYNATIVE | RUNS, row), or None."""
-    pynative = None
+    """What one file says of the mode, with its row: (COMPILES | PYNATIVE | BY_OPTION + name | RUNS, row), or
+    None."""
+    pynative: Optional[Tuple[str, int]] = None
     if b"set_context" in data:
         for match in _SET_CONTEXT.finditer(data):
             mode = _mode_selected(_arguments(data, match.end() - 1))
             row = data.count(b"\n", 0, match.start()) + 1
             if mode == COMPILES:
                 return COMPILES, row
-            if mode == PYNATIVE and pynative is None:
-                pynative = (PYNATIVE, row)
+            if mode is not None and pynative is None:  # PYNATIVE, or BY_OPTION: the scan decides
+                pynative = (mode, row)
     if (b"jit" in data or b"ms_function" in data) and _JIT.search(data):
         jit_row = _jit_calling_cells(data, path)
         if jit_row is not None:
@@ -159,15 +195,21 @@ def _arguments(data: bytes, opening: int) -> bytes:
     return data[opening + 1:opening + 4000]
 
 
+_GRAPH_IF_OPTION = re.compile(rb"\s*(?:\w+\.)*GRAPH_MODE\s+if\s+\w+\.(\w+)\b[^\n]*?\belse\s+(?:\w+\.)*PYNATIVE_MODE\s*")
+
+
 def _mode_selected(arguments: bytes) -> Optional[str]:
-    """COMPILES, PYNATIVE, or None when the call leaves the mode alone."""
+    """COMPILES, PYNATIVE, BY_OPTION + the option's name, or None when the call leaves the mode alone."""
     if b"**" in arguments:
         return COMPILES  # `set_context(**config)`: may hold a mode
     match = _MODE_KEYWORD.search(arguments)
     if match is None:
         return None
     value = _top_level_value(arguments[match.end():])
-    return PYNATIVE if _PYNATIVE_VALUE.fullmatch(value) else COMPILES
+    if _PYNATIVE_VALUE.fullmatch(value):
+        return PYNATIVE
+    by_option = _GRAPH_IF_OPTION.fullmatch(value)
+    return BY_OPTION + by_option.group(1).decode() if by_option else COMPILES
 
 
 def _top_level_value(rest: bytes) -> bytes:
