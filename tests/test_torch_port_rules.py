@@ -365,3 +365,40 @@ def test_msl062_a_local_ratio_of_one_half_is_a_warning():
         ''')
     found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
     assert [(d.column, d.severity) for d in found] == [(11, "warning"), (38, "error")]
+
+
+def test_msl023_a_cell_used_as_a_part_gets_what_its_callers_pass():
+    """FaceDetection's `PtLinspace` (issue 19, both judged samples): built only as `self.pt_linspace = PtLinspace()`
+    and called with ints from a static shape, so `range(start, end + 1, step)` compiles; a part given tensor data
+    (`Counter`) is still reported."""
+    linter = Linter(Settings(select=("MSL023",)))
+    source = textwrap.dedent('''
+        from mindspore import nn, ops
+
+        class PtLinspace(nn.Cell):
+            def construct(self, start, end, steps):
+                points = ()
+                step = (end - start + 1) // steps
+                for i in range(start, end + 1, step):
+                    points += (i,)
+                return points
+
+        class Counter(nn.Cell):
+            def construct(self, x, n):
+                out = ()
+                for i in range(n):
+                    out += (x * i,)
+                return out + (n + x,)
+
+        class YoloLoss(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.pt_linspace = PtLinspace()
+                self.counter = Counter()
+
+            def construct(self, output):
+                width = ops.Shape()(output)[3]
+                return self.pt_linspace(0, width - 1, width), self.counter(output, output.sum())
+        ''')
+    found = linter.lint_source(SourceFile(path="loss.py", text=source, module_name="loss")).diagnostics
+    assert [d.row for d in found] == [15]

@@ -23,6 +23,7 @@ from ms_lint.analysis.python_numbers import (
     in_shape_position,
     returns_metadata,
 )
+from ms_lint.analysis.sub_cells import construct_calls
 from ms_lint.analysis.walk import (
     FUNCTIONS,
     enclosing_function,
@@ -404,10 +405,14 @@ class TensorValues:
 
     def _passed_from_call_sites(self, positional, bound: bool) -> Dict[str, str]:
         """What graph-code callers pass: a helper's parameter holds tensor data only if some call does, e.g.
-        `self._mask(26)` or `self._bbox(self.pool_shape)` make `sz` / `pool_shape` Python values. Empty for entry
-        points (their arguments are the network's inputs) and when a call site cannot be mapped or analysed."""
-        sites = self.graph.call_sites.get(self.function)
-        if not sites or self._is_entry_point():
+        `self._mask(26)` or `self._bbox(self.pool_shape)` make `sz` / `pool_shape` Python values. For an entry point
+        (its arguments are the network's inputs) only the Python values a Cell used as a part of the module's other
+        Cells is given (`sub_cells`); empty when a call site cannot be mapped or analysed."""
+        if self._is_entry_point():  # the network's inputs, unless it is a part the module calls itself
+            sites = construct_calls(self.graph).get(self.function) if self.function.name == "construct" else None
+        else:
+            sites = self.graph.call_sites.get(self.function)
+        if not sites:
             return {}
         kinds: Dict[str, str] = {}
         for call in sites:
@@ -433,6 +438,8 @@ class TensorValues:
                     kinds[name] = "tensor"
                 else:
                     kinds.setdefault(name, "scalar")
+        if self._is_entry_point():  # a part's construct: its callers' Python values count, not their guesses
+            return {name: kind for name, kind in kinds.items() if kind == "scalar"}
         return kinds
 
     def _passed_from_host(self, positional: List[str]) -> Dict[str, str]:
