@@ -21,7 +21,7 @@ from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.network_keys import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.analysis.seeds import ScriptSeeds
-from ms_lint.analysis.walk import PARENT, parent_of, spelled_name
+from ms_lint.analysis.walk import PARENT, enclosing_function, parent_of, spelled_name
 from ms_lint.catalog import all_rules
 from ms_lint.dispatch import runs_of
 from ms_lint.engine import Linter
@@ -672,3 +672,63 @@ def test_noqa_comments_are_found_only_where_the_lowered_text_spells_noqa(text):
     suppression.may_skip_file(text)  # as the engine does first
     assert suppression.noqa_comments(text, tree) == searched()
     assert suppression.noqa_comments(text + "", tree) == searched()
+
+
+LOCALS_SOURCE = textwrap.dedent('''
+    import numpy as np
+    from mindspore import nn, ops, Tensor
+    import mindspore as ms
+
+    @ms.jit
+    def reads(x):
+        y = nn.Dense(2, 2)(x) + ops.ones((2,)) + Tensor(1)
+        return np.zeros(3), ms.float32, len(y)
+
+    def stores(x, nn=None, *ops, **kw):
+        np = x; Tensor: int = 1; ms += 1
+        for len in x: pass
+        return [abs for abs in x], (range := 2)
+
+    def nested(x):
+        def nn(y):
+            return ops.add(y, 1)
+        class Tensor:
+            pass
+        ms = lambda ops=1: ops
+        return nn, Tensor, ms
+
+    def imported(x):
+        import numpy as nn
+        from mindspore import ops as Tensor
+        ms = nn.add(x)
+        return Tensor.add(x), ms.float32, np.sum(x)
+
+    def shadowed(x):
+        global np
+        np = 1
+        with open(x) as ms, open(x) as (ops, Tensor):
+            del nn
+        return print(x), isinstance(x, int)
+''')
+
+
+def test_a_name_is_local_where_the_function_reads_it_among_its_locals():
+    """`Names.is_local` reads a function for its locals only for a name no import in scope binds: the answer of
+    `local_names`, for every name of every function of the fixtures; and `qualname` resolves every name and
+    attribute as it did with the function's locals."""
+    checked = 0
+    for source in (LOCALS_SOURCE, SOURCE):
+        for (graph, _), (exact, _) in zip(_contexts(source), _contexts(source)):
+            names = sorted({n.id for n in graph.walk.order if isinstance(n, ast.Name)} | set(graph.imports.names))
+            pairs = [(f, g) for f, g in zip(graph.walk.scopes(), exact.walk.scopes())
+                     if f.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)]
+            for function, same in pairs:
+                for name in names:
+                    assert graph.names.is_local(function, name) == (name in exact.names.local_names(same))
+                    checked += 1
+                for node, twin in zip(graph.walk.subtree(function), exact.walk.subtree(same)):
+                    if isinstance(node, (ast.Name, ast.Attribute)):
+                        around = enclosing_function(twin)
+                        expected = exact.names.imports_of(around).qualname(twin, exact.names.local_names(around))
+                        assert graph.names.qualname(node) == expected, ast.unparse(node)
+    assert checked > 10_000
