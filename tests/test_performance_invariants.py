@@ -732,3 +732,60 @@ def test_a_name_is_local_where_the_function_reads_it_among_its_locals():
                         expected = exact.names.imports_of(around).qualname(twin, exact.names.local_names(around))
                         assert graph.names.qualname(node) == expected, ast.unparse(node)
     assert checked > 10_000
+
+
+TRAINING_SOURCE = textwrap.dedent('''
+    import mindspore as ms
+    from mindspore import nn, ops
+    from mindspore.ops import Sort as sorter
+    from .blocks import Block
+
+    class Head(nn.Cell):
+        def __init__(self, width):
+            super().__init__()
+            self.conv = nn.Conv3d(1, 2, 3)
+            self.block = Block(width)
+            self.sort = ops.Sort()
+            self.other = sorter()
+            self.norm = ms.nn.LayerNorm((width,))
+            self.helper = ops.matmul
+            self._build()
+
+        def _build(self):
+            self.extra = nn.Dense(2, 2)
+
+        @ms.jit
+        def construct(self, x):
+            y, _ = ops.sort(ops.matmul(x, x))
+            return ops.topk(y, 2), x.sort(), self.conv(y).view(-1), ops.TopK()(y, 2)
+
+    def make():
+        return Head(3)
+''')
+
+
+def _training_facts(facts) -> dict:
+    return {**facts.facts(), "casts": facts.casts, "calls": facts.calls, "fp16_ops": facts.fp16_ops}
+
+
+def test_training_facts_resolve_only_the_calls_that_can_matter(monkeypatch):
+    """In modules that neither cast nor train, the training facts resolve an attribute call only when its name is
+    capitalised in a Cell's `__init__` or is a float16 operator's (`_may_matter`): the facts of resolving every
+    call, for every module of the fixtures and for a Cell whose `__init__` builds layers and uses float16 ops."""
+    from ms_lint.analysis.training import TrainingFacts, _casts_or_trains
+
+    skipped = 0
+    original = TrainingFacts._may_matter
+    for source in (TRAINING_SOURCE, TRAINING_SOURCE + "\nModel(make())\n"):
+        for (_, ctx), (_, same) in zip(_contexts(source), _contexts(source)):
+            if not (ctx.graph.cells or _casts_or_trains(ctx.source.text)):
+                continue
+            full = _casts_or_trains(ctx.source.text)
+            with monkeypatch.context() as patched:
+                patched.setattr(TrainingFacts, "_may_matter", lambda *_: True)
+                expected = _training_facts(TrainingFacts(same, full))
+            facts = TrainingFacts(ctx, full)
+            assert _training_facts(facts) == expected
+            skipped += sum(not original(facts, call.func, scope) for scope in facts.active
+                           for call in scope.parts.steps if isinstance(call, ast.Call))
+    assert skipped > 20
