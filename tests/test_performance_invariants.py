@@ -789,3 +789,33 @@ def test_training_facts_resolve_only_the_calls_that_can_matter(monkeypatch):
             skipped += sum(not original(facts, call.func, scope) for scope in facts.active
                            for call in scope.parts.steps if isinstance(call, ast.Call))
     assert skipped > 20
+
+
+def test_layer_signatures_ask_about_rebinding_and_inspection_only_for_calls_with_a_finding():
+    """MSL067 asks whether a module rebinds a call's name or inspects its callee only of calls with a finding (its
+    scan of the module's calls ran for every call of a package): the findings of asking first, on every call of
+    the fixtures (MSL067's: `import torch.nn as nn` between MindSpore's, `inspect.signature(ops.split)`)."""
+    from ms_lint.rules import layer_signature_mismatch as msl067
+
+    rule = msl067.LayerSignatureMismatch()
+
+    def asked_first(ctx, call):  # the form it replaces
+        func = call.func
+        last = msl067.spelled_name(func) or ""
+        if last not in msl067._SIGNATURE_NAMES and last not in msl067._TORCH_NAMES \
+                and not (isinstance(func, ast.Attribute) and last[:1].isupper()) \
+                or not msl067._may_be_imported(ctx, func):
+            return []
+        qualname = ctx.names.qualname(func) or ""
+        package, _, name = qualname.rpartition(".")
+        if package not in msl067._PACKAGES or msl067._rebound_before(ctx, call) or qualname in msl067._adapted(ctx):
+            return []
+        return list(rule._findings(ctx, call, qualname, package, name))
+
+    found = 0
+    for graph, ctx in _contexts(CALL_NAME_SOURCE):
+        for call in graph.walk.of_kind(graph.tree, ast.Call):
+            expected = [(d.row, d.column, d.message) for d in asked_first(ctx, call)]
+            assert [(d.row, d.column, d.message) for d in rule.visit_call(call, ctx) or ()] == expected
+            found += len(expected)
+    assert found > 20
