@@ -819,3 +819,47 @@ def test_layer_signatures_ask_about_rebinding_and_inspection_only_for_calls_with
             assert [(d.row, d.column, d.message) for d in rule.visit_call(call, ctx) or ()] == expected
             found += len(expected)
     assert found > 20
+
+
+def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
+    """MSL027 scans the whole module for its names (`_defined_names`) only when graph code reads a name that neither
+    the function nor a module-level import, def or class binds: the findings of scanning first, on every function
+    of the fixtures and of modules whose names cannot all be seen (`globals()`, a star import)."""
+    from ms_lint.rules import undefined_name_in_graph as undefined
+
+    rule = undefined.UndefinedNameInGraph()
+    extra = textwrap.dedent('''
+        import mindspore as ms
+        from mindspore import nn, ops
+        SCALE = 2
+
+        def helper(v):
+            return v
+
+        class Net(nn.Cell):
+            def construct(self, x, *rest, key=None):
+                y = ops.relu(x) * SCALE + helper(x)
+                for item in rest:
+                    y = y + item + missing_name
+                def inner(z=y):
+                    return z + typo
+                return inner() + ms.Tensor(1) + len(rest)
+    ''')
+
+    def scanned_first(ctx, function):  # the form it replaces
+        defined = undefined._defined_names(ctx.walk.subtree(ctx.tree))
+        if not ctx.graph.is_compiled(function) or defined is None:
+            return []
+        return [name.id for name in undefined._own_loads(ctx, function)
+                if name.id not in defined and name.id not in undefined._KNOWN]
+
+    found = 0
+    for source in (extra, extra + "\nfrom pkg import *\n", extra + "\nglobals()['typo'] = 1\n"):
+        for graph, ctx in _contexts(source):
+            for function in graph.walk.scopes():
+                if function.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                    expected = scanned_first(ctx, function)
+                    reported = [d.message.split("`")[1] for d in rule._check(function, ctx)]
+                    assert reported == expected
+                    found += len(expected)
+    assert found > 10
