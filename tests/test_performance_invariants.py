@@ -833,12 +833,21 @@ def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
         from mindspore import nn, ops
         SCALE = 2
 
+        A, (B, *C) = 1, (2, 3)
+        for I in range(2):
+            D = [E for E in range(I)]
+
         def helper(v):
+            global G
+            G = v
             return v
+
+        class K:
+            Z = 1
 
         class Net(nn.Cell):
             def construct(self, x, *rest, key=None):
-                y = ops.relu(x) * SCALE + helper(x)
+                y = ops.relu(x) * SCALE + helper(x) + A + B + C + D + E + G + I + Z
                 for item in rest:
                     y = y + item + missing_name
                 def inner(z=y):
@@ -858,6 +867,8 @@ def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
         for graph, ctx in _contexts(source):
             for function in graph.walk.scopes():
                 if function.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                    defined = undefined._defined_names(graph.walk.order)
+                    assert defined is None or undefined._module_stores(ctx) <= defined
                     expected = scanned_first(ctx, function)
                     reported = [d.message.split("`")[1] for d in rule._check(function, ctx)]
                     assert reported == expected

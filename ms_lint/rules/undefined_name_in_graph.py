@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 import builtins
 import itertools
-from typing import FrozenSet, Optional, Set
+from typing import FrozenSet, List, Optional, Set
 
 from ms_lint.analysis.folding import method_flag
 from ms_lint.analysis.walk import parameter_names
@@ -103,8 +103,32 @@ class UndefinedNameInGraph(Rule):
 
 def _bound_nearby(ctx, function) -> Set[str]:
     """Names `_defined_names` finds because the function binds them (parameters, stored names, nested defs and
-    classes) or a module-level import, def or class does: most names graph code reads."""
-    return parameter_names(function).union(ctx.walk.nodes_of(function).stores, ctx.graph.imports.names)
+    classes), a module-level import, def or class does, or the module's own code stores them (its constants): most
+    names graph code reads."""
+    module_stores = ctx.memo(_module_stores, lambda: _module_stores(ctx))
+    return parameter_names(function).union(ctx.walk.nodes_of(function).stores, ctx.graph.imports.names,
+                                           module_stores)
+
+
+def _module_stores(ctx) -> FrozenSet[str]:
+    """The names the module's own code stores (outside its defs, lambdas and classes), read off its stretches of the
+    walk between the spans of those scopes."""
+    walk = ctx.walk
+    order = walk.order
+    position, end = walk.span(ctx.tree)
+    names: Set[str] = set()
+    for scope_start, scope_end, _ in walk.scopes_within(ctx.tree):
+        if scope_start >= position:  # else inside a scope skipped already
+            names.update(_name_stores(order, position, scope_start))
+            position = scope_end
+    names.update(_name_stores(order, position, end))
+    return frozenset(names)
+
+
+def _name_stores(order, start: int, end: int) -> List[str]:
+    name_class, load_class = ast.Name, ast.Load  # read as locals (final classes: `is` tests)
+    return [node.id for node in itertools.islice(order, start, end)
+            if node.__class__ is name_class and node.ctx.__class__ is not load_class]
 
 
 def _own_loads(ctx, function):
