@@ -21,7 +21,7 @@ from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.network_keys import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.analysis.seeds import ScriptSeeds
-from ms_lint.analysis.walk import PARENT, parent_of, spelled_name
+from ms_lint.analysis.walk import PARENT, enclosing_function, parent_of, spelled_name
 from ms_lint.catalog import all_rules
 from ms_lint.dispatch import runs_of
 from ms_lint.engine import Linter
@@ -672,3 +672,205 @@ def test_noqa_comments_are_found_only_where_the_lowered_text_spells_noqa(text):
     suppression.may_skip_file(text)  # as the engine does first
     assert suppression.noqa_comments(text, tree) == searched()
     assert suppression.noqa_comments(text + "", tree) == searched()
+
+
+LOCALS_SOURCE = textwrap.dedent('''
+    import numpy as np
+    from mindspore import nn, ops, Tensor
+    import mindspore as ms
+
+    @ms.jit
+    def reads(x):
+        y = nn.Dense(2, 2)(x) + ops.ones((2,)) + Tensor(1)
+        return np.zeros(3), ms.float32, len(y)
+
+    def stores(x, nn=None, *ops, **kw):
+        np = x; Tensor: int = 1; ms += 1
+        for len in x: pass
+        return [abs for abs in x], (range := 2)
+
+    def nested(x):
+        def nn(y):
+            return ops.add(y, 1)
+        class Tensor:
+            pass
+        ms = lambda ops=1: ops
+        return nn, Tensor, ms
+
+    def imported(x):
+        import numpy as nn
+        from mindspore import ops as Tensor
+        ms = nn.add(x)
+        return Tensor.add(x), ms.float32, np.sum(x)
+
+    def shadowed(x):
+        global np
+        np = 1
+        with open(x) as ms, open(x) as (ops, Tensor):
+            del nn
+        return print(x), isinstance(x, int)
+''')
+
+
+def test_a_name_is_local_where_the_function_reads_it_among_its_locals():
+    """`Names.is_local` reads a function for its locals only for a name no import in scope binds: the answer of
+    `local_names`, for every name of every function of the fixtures; and `qualname` resolves every name and
+    attribute as it did with the function's locals."""
+    checked = 0
+    for source in (LOCALS_SOURCE, SOURCE):
+        for (graph, _), (exact, _) in zip(_contexts(source), _contexts(source)):
+            names = sorted({n.id for n in graph.walk.order if isinstance(n, ast.Name)} | set(graph.imports.names))
+            pairs = [(f, g) for f, g in zip(graph.walk.scopes(), exact.walk.scopes())
+                     if f.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)]
+            for function, same in pairs:
+                for name in names:
+                    assert graph.names.is_local(function, name) == (name in exact.names.local_names(same))
+                    checked += 1
+                for node, twin in zip(graph.walk.subtree(function), exact.walk.subtree(same)):
+                    if isinstance(node, (ast.Name, ast.Attribute)):
+                        around = enclosing_function(twin)
+                        expected = exact.names.imports_of(around).qualname(twin, exact.names.local_names(around))
+                        assert graph.names.qualname(node) == expected, ast.unparse(node)
+    assert checked > 10_000
+
+
+TRAINING_SOURCE = textwrap.dedent('''
+    import mindspore as ms
+    from mindspore import nn, ops
+    from mindspore.ops import Sort as sorter
+    from .blocks import Block
+
+    class Head(nn.Cell):
+        def __init__(self, width):
+            super().__init__()
+            self.conv = nn.Conv3d(1, 2, 3)
+            self.block = Block(width)
+            self.sort = ops.Sort()
+            self.other = sorter()
+            self.norm = ms.nn.LayerNorm((width,))
+            self.helper = ops.matmul
+            self._build()
+
+        def _build(self):
+            self.extra = nn.Dense(2, 2)
+
+        @ms.jit
+        def construct(self, x):
+            y, _ = ops.sort(ops.matmul(x, x))
+            return ops.topk(y, 2), x.sort(), self.conv(y).view(-1), ops.TopK()(y, 2)
+
+    def make():
+        return Head(3)
+''')
+
+
+def _training_facts(facts) -> dict:
+    return {**facts.facts(), "casts": facts.casts, "calls": facts.calls, "fp16_ops": facts.fp16_ops}
+
+
+def test_training_facts_resolve_only_the_calls_that_can_matter(monkeypatch):
+    """In modules that neither cast nor train, the training facts resolve an attribute call only when its name is
+    capitalised in a Cell's `__init__` or is a float16 operator's (`_may_matter`): the facts of resolving every
+    call, for every module of the fixtures and for a Cell whose `__init__` builds layers and uses float16 ops."""
+    from ms_lint.analysis.training import TrainingFacts, _casts_or_trains
+
+    skipped = 0
+    original = TrainingFacts._may_matter
+    for source in (TRAINING_SOURCE, TRAINING_SOURCE + "\nModel(make())\n"):
+        for (_, ctx), (_, same) in zip(_contexts(source), _contexts(source)):
+            if not (ctx.graph.cells or _casts_or_trains(ctx.source.text)):
+                continue
+            full = _casts_or_trains(ctx.source.text)
+            with monkeypatch.context() as patched:
+                patched.setattr(TrainingFacts, "_may_matter", lambda *_: True)
+                expected = _training_facts(TrainingFacts(same, full))
+            facts = TrainingFacts(ctx, full)
+            assert _training_facts(facts) == expected
+            skipped += sum(not original(facts, call.func, scope) for scope in facts.active
+                           for call in scope.parts.steps if isinstance(call, ast.Call))
+    assert skipped > 20
+
+
+def test_layer_signatures_ask_about_rebinding_and_inspection_only_for_calls_with_a_finding():
+    """MSL067 asks whether a module rebinds a call's name or inspects its callee only of calls with a finding (its
+    scan of the module's calls ran for every call of a package): the findings of asking first, on every call of
+    the fixtures (MSL067's: `import torch.nn as nn` between MindSpore's, `inspect.signature(ops.split)`)."""
+    from ms_lint.rules import layer_signature_mismatch as msl067
+
+    rule = msl067.LayerSignatureMismatch()
+
+    def asked_first(ctx, call):  # the form it replaces
+        func = call.func
+        last = msl067.spelled_name(func) or ""
+        if last not in msl067._SIGNATURE_NAMES and last not in msl067._TORCH_NAMES \
+                and not (isinstance(func, ast.Attribute) and last[:1].isupper()) \
+                or not msl067._may_be_imported(ctx, func):
+            return []
+        qualname = ctx.names.qualname(func) or ""
+        package, _, name = qualname.rpartition(".")
+        if package not in msl067._PACKAGES or msl067._rebound_before(ctx, call) or qualname in msl067._adapted(ctx):
+            return []
+        return list(rule._findings(ctx, call, qualname, package, name))
+
+    found = 0
+    for graph, ctx in _contexts(CALL_NAME_SOURCE):
+        for call in graph.walk.of_kind(graph.tree, ast.Call):
+            expected = [(d.row, d.column, d.message) for d in asked_first(ctx, call)]
+            assert [(d.row, d.column, d.message) for d in rule.visit_call(call, ctx) or ()] == expected
+            found += len(expected)
+    assert found > 20
+
+
+def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
+    """MSL027 scans the whole module for its names (`_defined_names`) only when graph code reads a name that neither
+    the function nor a module-level import, def or class binds: the findings of scanning first, on every function
+    of the fixtures and of modules whose names cannot all be seen (`globals()`, a star import)."""
+    from ms_lint.rules import undefined_name_in_graph as undefined
+
+    rule = undefined.UndefinedNameInGraph()
+    extra = textwrap.dedent('''
+        import mindspore as ms
+        from mindspore import nn, ops
+        SCALE = 2
+
+        A, (B, *C) = 1, (2, 3)
+        for I in range(2):
+            D = [E for E in range(I)]
+
+        def helper(v):
+            global G
+            G = v
+            return v
+
+        class K:
+            Z = 1
+
+        class Net(nn.Cell):
+            def construct(self, x, *rest, key=None):
+                y = ops.relu(x) * SCALE + helper(x) + A + B + C + D + E + G + I + Z
+                for item in rest:
+                    y = y + item + missing_name
+                def inner(z=y):
+                    return z + typo
+                return inner() + ms.Tensor(1) + len(rest)
+    ''')
+
+    def scanned_first(ctx, function):  # the form it replaces
+        defined = undefined._defined_names(ctx.walk.subtree(ctx.tree))
+        if not ctx.graph.is_compiled(function) or defined is None:
+            return []
+        return [name.id for name in undefined._own_loads(ctx, function)
+                if name.id not in defined and name.id not in undefined._KNOWN]
+
+    found = 0
+    for source in (extra, extra + "\nfrom pkg import *\n", extra + "\nglobals()['typo'] = 1\n"):
+        for graph, ctx in _contexts(source):
+            for function in graph.walk.scopes():
+                if function.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                    defined = undefined._defined_names(graph.walk.order)
+                    assert defined is None or undefined._module_stores(ctx) <= defined
+                    expected = scanned_first(ctx, function)
+                    reported = [d.message.split("`")[1] for d in rule._check(function, ctx)]
+                    assert reported == expected
+                    found += len(expected)
+    assert found > 10

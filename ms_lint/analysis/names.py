@@ -44,12 +44,13 @@ class Names:
                 root = expr
                 while root.__class__ is ast.Attribute:
                     root = root.value
-                # a name no import binds names nothing, local or not: the function's locals (a walk of it) are
-                # needed only for the others (`self.f()`, `x.view()` are most calls)
-                if root.__class__ is not ast.Name or imports.resolve(root.id) is None:
+                # a name no import binds names nothing, local or not: whether it is a local is asked only of the
+                # others (`self.f()`, `x.view()` are most calls)
+                if root.__class__ is not ast.Name or imports.resolve(root.id) is None \
+                        or self.is_local(function, root.id):
                     found = None
                 else:
-                    found = imports.qualname(expr, self.local_names(function))
+                    found = imports.qualname(expr)
             self._qualnames[expr] = found
         return found
 
@@ -64,6 +65,11 @@ class Names:
             # the imported names taken out in C (a generator over every local was 0.5 % of a run)
             names = self._local_names[function] = frozenset(bound.difference(self.imports_of(function).names))
         return names
+
+    def is_local(self, function: FunctionNode, name: str) -> bool:
+        """Is `name` one of `local_names(function)`? The names an import in scope binds (most names asked about:
+        `nn`, `ops`, `np`) never are, so the function is read for its locals (a walk of it) only for the others."""
+        return name not in self.imports_of(function).names and name in self.local_names(function)
 
     def names_called(self, func: Any) -> Tuple[str, ...]:
         """The names a call of `func` can be asked about by its last name (`Rule.call_names`): the attribute of

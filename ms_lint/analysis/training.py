@@ -30,6 +30,7 @@ _FP16_NEEDLES = ("onv3", "sort(", "Sort(", "topk(", "TopK(", "daptive_max_pool1d
 # modules that may cast or train (the others only contribute what their Cells and factories contain)
 _FULL = re.compile(r"to_float\(|amp_level|build_train_network|auto_mixed_precision|TrainOneStep|\bModel\(")
 _FULL_NEEDLES = ("to_float(", "amp_level", "build_train_network", "auto_mixed_precision", "TrainOneStep")
+_FP16_OP_NAMES = frozenset(qualname.rpartition(".")[2] for qualname in FP16_OPS)  # the last names they are called by
 
 
 def analysis(ctx) -> Optional["TrainingFacts"]:
@@ -118,7 +119,7 @@ class TrainingFacts:
                 continue
             if not calls_matter:
                 continue
-            qualname = self.network.qualname(sub.func, scope)
+            qualname = self.network.qualname(sub.func, scope) if self._may_matter(sub.func, scope) else None
             if scope.in_init and scope.owner and qualname and qualname.rpartition(".")[2][:1].isupper():
                 self._link(f"class:{scope.owner}", [f"class:{self.network.canonical(qualname)}"])
             if scope.owner:
@@ -141,6 +142,15 @@ class TrainingFacts:
             for cell in self.graph.cells.values():
                 qualname = self.network.canonical(cell.summary.qualname)
                 self._link(f"class:{qualname}", [f"class:{self.network.canonical(b)}" for b in cell.summary.bases if b])
+
+    def _may_matter(self, func: ast.expr, scope: Scope) -> bool:
+        """Can what `func` names matter to `_walk`? In modules that neither cast nor train only the Cells an
+        `__init__` builds (capitalised names) and the float16 operators do: an attribute call named otherwise
+        (`ops.matmul`, `x.view`) is not resolved (what it names ends in the same name)."""
+        if self.full or func.__class__ is not ast.Attribute:
+            return True
+        name = cast(ast.Attribute, func).attr
+        return scope.in_init and name[:1].isupper() or name in _FP16_OP_NAMES
 
     def _passes(self, call: ast.Call, scope: Scope, qualname: str) -> None:
         """`keep_fp32(net)`: the object `net` names reaches the parameter of the called project function."""

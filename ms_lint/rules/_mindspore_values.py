@@ -134,7 +134,7 @@ def bound_values(ctx, name: ast.Name) -> List[Any]:
     the `ast.arg` of a parameter. Empty when any binding is of another form (loop target, unpacking, `with`,
     augmented assignment, import, `global`), which the rule does not follow."""
     function = enclosing_function(name)
-    if function is not None and name.id not in ctx.names.local_names(function):
+    if function is not None and not ctx.names.is_local(function, name.id):
         function = None  # a module name read inside a function
     values: List[Any] = []  # expressions, and the `ast.arg` of a parameter
     if function is not None:

@@ -141,9 +141,9 @@ class CellCreatedInGraph(Rule):
                 or init.body[0].lineno == init.lineno or isinstance(init.body[-1], ast.Return):
             return None
         # Names must mean the same at the end of __init__: no local of either function (but `self`).
-        local_names = (ctx.names.local_names(function) | ctx.names.local_names(init)) - {self_name}
-        if any(isinstance(sub, (ast.Lambda, *_COMPREHENSIONS)) or (isinstance(sub, ast.Name) and sub.id in local_names)
-               for sub in ast.walk(node)):
+        is_local = ctx.names.is_local
+        if any(isinstance(sub, (ast.Lambda, *_COMPREHENSIONS)) or isinstance(sub, ast.Name) and sub.id != self_name
+               and (is_local(function, sub.id) or is_local(init, sub.id)) for sub in ast.walk(node)):
             return None
         built = " ".join(ctx.text(node).split())
         existing = _same_layer(ctx, owner, init, self_name, built) if weightless else None

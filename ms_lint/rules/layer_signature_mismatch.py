@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 from ms_lint.analysis import mindspore_nn
 from ms_lint.analysis.walk import enclosing_function, spelled_name
-from ms_lint.rule import Edit, Fix, Rule
+from ms_lint.rule import Diagnostic, Edit, Fix, Rule
 
 _PACKAGES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops")
 # PyTorch keyword -> MindSpore's name for the same parameter, renamed only where the class takes the new name and
@@ -100,52 +100,59 @@ class LayerSignatureMismatch(Rule):
     needles = ("nn", "ops")
     # every call: a class the package lacks (`nn.ResizeBilinear`) has a name no list holds
 
-    def visit_call(self, node: ast.Call, ctx):
+    def visit_call(self, node: ast.Call, ctx) -> Optional[List[Diagnostic]]:
+        """The findings of a call, None for the calls ruled out (most: no generator is made for them)."""
         func = node.func
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if last not in _SIGNATURE_NAMES and last not in _TORCH_NAMES \
                 and not (isinstance(func, ast.Attribute) and last[:1].isupper()) or not _may_be_imported(ctx, func):
-            return
+            return None
         qualname = ctx.names.qualname(func) or ""
         package, _, name = qualname.rpartition(".")
-        if package not in _PACKAGES or _rebound_before(ctx, node) or qualname in _adapted(ctx):
-            return  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
-        shown = f"{ctx.text(node.func)}(...)"
+        if package not in _PACKAGES:
+            return None
+        findings = list(self._findings(ctx, node, qualname, package, name))
+        # asked only of calls with a finding (few): the module's inspections are found by a scan of its calls
+        if not findings or _rebound_before(ctx, node) or qualname in _adapted(ctx):
+            return None  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
+        return findings
+
+    def _findings(self, ctx, node: ast.Call, qualname: str, package: str, name: str) -> Iterator[Diagnostic]:
         if name not in mindspore_nn.NAMES[package]:
             if not ctx.graph.version_guarded(node):  # `V2() if is_ms_version_2() else nn.ResizeBilinear()`
-                yield self._missing_name(ctx, node, package, name, shown)
+                yield self._missing_name(ctx, node, package, name)
             return
         signature = mindspore_nn.SIGNATURES.get(qualname)
         if signature is None:
             return  # a constant or module of the package, or a signature that could not be read
-        yield from self._check_arguments(ctx, node, signature, shown, _when(package, name))
+        yield from self._check_arguments(ctx, node, signature, _when(package, name))
 
-    def _missing_name(self, ctx, node: ast.Call, package: str, name: str, shown: str):
+    def _missing_name(self, ctx, node: ast.Call, package: str, name: str):
         replacement = _CLASS_RENAMES.get(name)
         fix = None
         if replacement in mindspore_nn.NAMES[package] and isinstance(node.func, ast.Attribute):
             (row, column) = ctx.end(node.func)
             fix = Fix("unsafe", f"Use `{replacement}`", (Edit(replacement, (row, column - len(name)), (row, column)),))
         hint = f"; use `{replacement}`" if replacement in mindspore_nn.NAMES[package] else ""
-        return self.report(ctx, node, call=shown, problem=f"names `{name}`, which `{package}` does not have",
-                           version=mindspore_nn.VERSION, fix=fix,
+        return self.report(ctx, node, call=_shown(ctx, node), version=mindspore_nn.VERSION, fix=fix,
+                           problem=f"names `{name}`, which `{package}` does not have",
                            consequence=f"AttributeError {_when(package, name)}{hint}")
 
-    def _check_arguments(self, ctx, node: ast.Call, signature: Tuple, shown: str, when: str):
+    def _check_arguments(self, ctx, node: ast.Call, signature: Tuple, when: str):
         positional, keyword_only, required, takes_args, takes_kwargs = signature
         starred = any(isinstance(a, ast.Starred) for a in node.args)
         expanded = any(k.arg is None for k in node.keywords)
         accepted = {*positional, *keyword_only}
         unknown = [] if takes_kwargs else [k for k in node.keywords if k.arg is not None and k.arg not in accepted]
         for keyword in unknown:
-            yield self._unknown_keyword(ctx, node, keyword, accepted, shown, when)
+            yield self._unknown_keyword(ctx, node, keyword, accepted, when)
         if starred:
             return
         if not takes_args and len(node.args) > len(positional):
             kind = "function" if when == _WHEN_CALLED else "class"
             hint = (f"; a primitive takes its settings when built and its inputs when called: "
                     f"`{ctx.text(node.func)}()(...)`") if when == _WHEN_PRIMITIVE else ""
-            yield self.report(ctx, node, call=shown, version=mindspore_nn.VERSION,
+            yield self.report(ctx, node, call=_shown(ctx, node), version=mindspore_nn.VERSION,
                               problem=f"passes {len(node.args)} positional arguments; the {kind} takes "
                                       f"{len(positional)} ({', '.join(positional) or 'none'})",
                               consequence=f"TypeError {when}{hint}")
@@ -154,12 +161,12 @@ class LayerSignatureMismatch(Rule):
         given |= {_RENAMES[name] for name in given if name in _RENAMES}  # reported as a keyword to rename
         missing = [name for name in required if name not in given]
         if missing and not expanded and not unknown:  # a misnamed keyword is the missing argument, most often
-            yield self.report(ctx, node, call=shown, version=mindspore_nn.VERSION,
+            yield self.report(ctx, node, call=_shown(ctx, node), version=mindspore_nn.VERSION,
                               problem=f"leaves out the required argument{'s' * (len(missing) > 1)} "
                                       f"{', '.join(f'`{name}`' for name in missing)}",
                               consequence=f"TypeError {when}")
 
-    def _unknown_keyword(self, ctx, node: ast.Call, keyword: ast.keyword, accepted, shown: str, when: str):
+    def _unknown_keyword(self, ctx, node: ast.Call, keyword: ast.keyword, accepted, when: str):
         name = keyword.arg or ""
         renamed = _RENAMES.get(name)
         fix: Optional[Fix] = None
@@ -173,7 +180,7 @@ class LayerSignatureMismatch(Rule):
             edit = _removal(ctx, node, keyword)
             fix = Fix("unsafe", "Remove `inplace=` (MindSpore layers never work in place)", (edit,)) if edit else None
             hint = "; MindSpore layers never work in place"
-        return self.report(ctx, node, call=shown, version=mindspore_nn.VERSION, fix=fix,
+        return self.report(ctx, node, call=_shown(ctx, node), version=mindspore_nn.VERSION, fix=fix,
                            problem=f"passes `{name}=`, a keyword the "
                                    f"{'function' if when == _WHEN_CALLED else 'class'} does not take",
                            consequence=f"TypeError {when}{hint}")
@@ -181,6 +188,12 @@ class LayerSignatureMismatch(Rule):
 
 _WHEN_BUILT, _WHEN_PRIMITIVE, _WHEN_CALLED = ("when the network is built", "when the primitive is built",
                                              "when the call runs")
+
+
+def _shown(ctx, call: ast.Call) -> str:
+    """How a finding shows the call: its callee as written (read only for findings: the text is split into lines
+    for it)."""
+    return f"{ctx.text(call.func)}(...)"
 
 
 def _when(package: str, name: str) -> str:

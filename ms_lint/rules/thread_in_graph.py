@@ -83,7 +83,7 @@ class ThreadInGraph(Rule):
         """`self.<attr>` or a module global that is assigned a threading/multiprocessing object somewhere."""
         if isinstance(expr, ast.Name):
             function = enclosing_function(expr)
-            if function is not None and expr.id in ctx.names.local_names(function):
+            if function is not None and ctx.names.is_local(function, expr.id):
                 return False  # a local: its creation is reported where it happens
             return expr.id in _thread_globals(ctx)
         if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):

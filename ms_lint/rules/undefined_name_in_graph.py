@@ -3,9 +3,10 @@ from __future__ import annotations
 import ast
 import builtins
 import itertools
-from typing import FrozenSet, Optional
+from typing import FrozenSet, List, Optional, Set
 
 from ms_lint.analysis.folding import method_flag
+from ms_lint.analysis.walk import parameter_names
 from ms_lint.rule import Rule
 
 _MODULE_ATTRIBUTES = frozenset({"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__",
@@ -82,11 +83,15 @@ class UndefinedNameInGraph(Rule):
     def _check(self, function, ctx):
         if not ctx.graph.is_compiled(function):
             return
-        defined = ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree)))
-        if defined is None:
-            return
+        nearby = _bound_nearby(ctx, function)
         for name in _own_loads(ctx, function):
-            if name.id in defined or name.id in _KNOWN:
+            if name.id in nearby or name.id in _KNOWN:
+                continue
+            # the module's names (a scan of its whole walk) only for a name neither the function nor an import binds
+            defined = ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree)))
+            if defined is None:
+                return
+            if name.id in defined:
                 continue
             flag = method_flag(name, ctx.graph.call_sites, ctx.tensors.derives)
             when = "2.10 fails to compile the function, even if this line never runs"
@@ -94,6 +99,36 @@ class UndefinedNameInGraph(Rule):
                 when = f"compiled only when `self.{flag}` takes this branch as the Cell is compiled, and then it fails"
             yield self.report(ctx, name, name=name.id, when=when,
                               severity="warning" if flag is not None else None)
+
+
+def _bound_nearby(ctx, function) -> Set[str]:
+    """Names `_defined_names` finds because the function binds them (parameters, stored names, nested defs and
+    classes), a module-level import, def or class does, or the module's own code stores them (its constants): most
+    names graph code reads."""
+    module_stores = ctx.memo(_module_stores, lambda: _module_stores(ctx))
+    return parameter_names(function).union(ctx.walk.nodes_of(function).stores, ctx.graph.imports.names,
+                                           module_stores)
+
+
+def _module_stores(ctx) -> FrozenSet[str]:
+    """The names the module's own code stores (outside its defs, lambdas and classes), read off its stretches of the
+    walk between the spans of those scopes."""
+    walk = ctx.walk
+    order = walk.order
+    position, end = walk.span(ctx.tree)
+    names: Set[str] = set()
+    for scope_start, scope_end, _ in walk.scopes_within(ctx.tree):
+        if scope_start >= position:  # else inside a scope skipped already
+            names.update(_name_stores(order, position, scope_start))
+            position = scope_end
+    names.update(_name_stores(order, position, end))
+    return frozenset(names)
+
+
+def _name_stores(order, start: int, end: int) -> List[str]:
+    name_class, load_class = ast.Name, ast.Load  # read as locals (final classes: `is` tests)
+    return [node.id for node in itertools.islice(order, start, end)
+            if node.__class__ is name_class and node.ctx.__class__ is not load_class]
 
 
 def _own_loads(ctx, function):
