@@ -46,6 +46,7 @@ class Linter:
         self._calls_only = frozenset(rule for rule in self.rules if calls_only(type(rule)))
         # the rules that may run in a module -> its dispatch tables (few combinations: built once, not per module)
         self._dispatch: Dict[Tuple[Rule, ...], Dispatch] = {}
+        self._contexts: Dict[str, CompileContext] = {}  # by directory: the files of one share their project
 
     # ----- entry points ---------------------------------------------------------------------------------------
     def lint_path(self, path: str) -> FileResult:
@@ -124,7 +125,16 @@ class Linter:
 
     def compile_context(self, path: str) -> CompileContext:
         """What the project sets (syntax level, device target), unless the options already say both, and whether
-        it runs its Cells in PyNative (`run_mode`), unless the `mode` option says."""
+        it runs its Cells in PyNative (`run_mode`), unless the `mode` option says (once per directory)."""
+        directory = os.path.dirname(os.path.abspath(path))
+        context = self._contexts.get(directory)
+        if context is None:
+            context = self._compile_context(path)
+            if self.settings.config_path or os.path.exists(path):  # (not an unsaved buffer's guess)
+                self._contexts[directory] = context
+        return context
+
+    def _compile_context(self, path: str) -> CompileContext:
         if self.settings.config_path:
             root = os.path.dirname(self.settings.config_path)
         elif os.path.exists(path):

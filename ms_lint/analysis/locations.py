@@ -37,7 +37,7 @@ def locate(index, qualname: str) -> str:
     for cut in range(len(parts), 0, -1):
         path = index.find(".".join(parts[:cut]))
         if path is not None:
-            return ".".join([module_location(path), *parts[cut:]])
+            return ".".join([index.location(path, module_location), *parts[cut:]])
     return qualname
 
 
@@ -45,7 +45,7 @@ def locate_in(index, qualname: str, module: str, path: Optional[str]) -> str:
     """`locate` as the module `module` (dotted) at `path` sees names: its own by its file, which the index may not
     find (an editor's unsaved buffer, a file outside the roots)."""
     if module and path and (qualname == module or qualname.startswith(f"{module}.")):
-        return module_location(path) + qualname[len(module):]
+        return index.location(path, module_location) + qualname[len(module):]
     return locate(index, qualname)
 
 

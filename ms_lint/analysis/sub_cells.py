@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Tuple
 
-from ms_lint.analysis.walk import parent_of
+from ms_lint.analysis.walk import enclosing_function, parent_of
 
 FunctionNode = ast.AST
 
@@ -25,22 +25,11 @@ def _collect(graph) -> Dict[FunctionNode, List[ast.Call]]:
     cells = {node.name: node for node in graph.cells if node in graph.tree.body}
     if not cells:
         return {}
-    built: Dict[Tuple[ast.AST, str], Optional[str]] = {}  # (owner class, attribute) -> the one class built
-    for owner in graph.cells:
-        for node in ast.walk(owner):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                            and target.value.id == "self":
-                        name = _class_name(node.value)
-                        key = (owner, target.attr)
-                        built[key] = name if built.get(key, name) == name else None
-    parts = {name for name in built.values() if name is not None and name in cells
-             and _only_built_as_attributes(graph, name)}
-    if not parts:
+    built = _parts_built(graph, cells)
+    if not built:
         return {}
     constructs = {name: next((stmt for stmt in cells[name].body if isinstance(stmt, ast.FunctionDef)
-                              and stmt.name == "construct"), None) for name in parts}
+                              and stmt.name == "construct"), None) for name in set(built.values()) if name}
     calls: Dict[FunctionNode, List[ast.Call]] = {}
     for function in graph.compiled:
         owner = graph.owner_class(function)
@@ -49,23 +38,38 @@ def _collect(graph) -> Dict[FunctionNode, List[ast.Call]]:
             continue
         for call in graph.walk.nodes_of(function).calls:
             func = call.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            if func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == "self":
                 construct = constructs.get(built.get((class_node, func.attr)) or "")
                 if construct is not None:
                     calls.setdefault(construct, []).append(call)
     return calls
 
 
-def _class_name(call: ast.Call) -> Optional[str]:
-    return call.func.id if isinstance(call.func, ast.Name) else None
+def _parts_built(graph, cells: Dict[str, ast.ClassDef]) -> Dict[Tuple[ast.AST, str], Optional[str]]:
+    """{(class, attribute): the Cell class of the module that `self.<attribute> = Part(...)` builds there (None when
+    several)}, for the classes every call of which in the module is such an assignment (one pass over its calls)."""
+    sites: Dict[str, List[Optional[Tuple[ast.AST, str]]]] = {}
+    for call in graph.walk.of_kind(graph.tree, ast.Call):
+        func = call.func
+        if func.__class__ is ast.Name and func.id in cells:
+            sites.setdefault(func.id, []).append(_attribute_built(graph, call))
+    built: Dict[Tuple[ast.AST, str], Optional[str]] = {}
+    for name, places in sites.items():
+        known = [place for place in places if place is not None]
+        if len(known) == len(places):
+            for place in known:
+                built[place] = name if built.get(place, name) == name else None
+    return built
 
 
-def _only_built_as_attributes(graph, name: str) -> bool:
-    """Is every call of `name` in the module the value of a `self.<attribute> = name(...)`?"""
-    for node in graph.walk.order:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
-            parent = parent_of(node)
-            if not (isinstance(parent, ast.Assign) and parent.value is node and all(
-                    isinstance(t, ast.Attribute) for t in parent.targets)):
-                return False
-    return True
+def _attribute_built(graph, call: ast.Call) -> Optional[Tuple[ast.AST, str]]:
+    """(the class, the attribute) when `call` is the value of `self.<attribute> = ...` in a method, else None."""
+    parent = parent_of(call)
+    if not (isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1):
+        return None
+    target = parent.targets[0]
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+        return None
+    owner = graph.owner_class(enclosing_function(call))
+    node = owner.node if owner is not None else None
+    return (node, target.attr) if node is not None else None

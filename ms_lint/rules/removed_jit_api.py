@@ -215,10 +215,11 @@ def _fallback_names(ctx) -> FrozenSet[str]:
 
 
 def _bound_in(block) -> Set[str]:
-    """The names the statements directly in `block` bind (assignments, defs, classes, imports)."""
+    """The names the statements directly in `block` bind to something usable in place of the API (defs,
+    classes, imports, assignments of anything but a constant: `ms_function = None` breaks `@ms_function`)."""
     bound: Set[str] = set()
     for stmt in block:
-        if isinstance(stmt, ast.Assign):
+        if isinstance(stmt, ast.Assign) and not isinstance(stmt.value, ast.Constant):
             bound.update(target.id for target in stmt.targets if isinstance(target, ast.Name))
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(stmt.name)
