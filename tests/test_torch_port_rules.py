@@ -402,3 +402,27 @@ def test_msl023_a_cell_used_as_a_part_gets_what_its_callers_pass():
         ''')
     found = linter.lint_source(SourceFile(path="loss.py", text=source, module_name="loss")).diagnostics
     assert [d.row for d in found] == [15]
+
+
+def test_a_part_given_a_dict_of_tensors_still_holds_tensors():
+    """ESMFold's structure module is given `{"single": s, "pair": z}`: not a Python number, so `outputs["pair"]`
+    stays tensor data and its `.cpu()` is reported."""
+    linter = Linter(Settings(select=("MSL064",)))
+    source = textwrap.dedent('''
+        from mindspore import nn
+
+        class Structure(nn.Cell):
+            def construct(self, outputs, aatype):
+                return outputs["pair"].cpu()
+
+        class Folding(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.structure = Structure()
+                self.dense = nn.Dense(2, 2)
+
+            def construct(self, s, z):
+                return self.structure({"single": self.dense(s), "pair": self.dense(z)}, 3)
+        ''')
+    found = linter.lint_source(SourceFile(path="fold.py", text=source, module_name="fold")).diagnostics
+    assert [d.row for d in found] == [6]

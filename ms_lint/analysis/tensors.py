@@ -408,7 +408,8 @@ class TensorValues:
         `self._mask(26)` or `self._bbox(self.pool_shape)` make `sz` / `pool_shape` Python values. For an entry point
         (its arguments are the network's inputs) only the Python values a Cell used as a part of the module's other
         Cells is given (`sub_cells`); empty when a call site cannot be mapped or analysed."""
-        if self._is_entry_point():  # the network's inputs, unless it is a part the module calls itself
+        entry = self._is_entry_point()
+        if entry:  # the network's inputs, unless it is a part the module calls itself
             sites = construct_calls(self.graph).get(self.function) if self.function.name == "construct" else None
         else:
             sites = self.graph.call_sites.get(self.function)
@@ -434,11 +435,11 @@ class TensorValues:
             for name, value in mapped:
                 if values.is_ndarray(value) or values.on_host(value):
                     self.called_with_host_arrays = True
-                if values.derives(value):
+                if values.derives(value) or (entry and not _number_like(values, value)):
                     kinds[name] = "tensor"
                 else:
                     kinds.setdefault(name, "scalar")
-        if self._is_entry_point():  # a part's construct: its callers' Python values count, not their guesses
+        if entry:  # a part's construct: its callers' Python values count, not their guesses
             return {name: kind for name, kind in kinds.items() if kind == "scalar"}
         return kinds
 
@@ -532,6 +533,26 @@ def _names_bound_only_to_tensors(nodes, graph) -> set:
                 for name in target_names(target):
                     bound[name.id] = bound.get(name.id, True) and is_tensor
     return {name for name, only in bound.items() if only}
+
+
+def _number_like(values, expr: ast.expr, depth: int = 0) -> bool:
+    """Can this value, which holds no tensor data, be only a Python number (`0`, `width - 1` of a static shape,
+    `self.n`)? A dict, list or call result (ESMFold's `{"single": s, "pair": z}`) holds tensors the analysis
+    does not follow: not a number."""
+    if depth > 4:
+        return False
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) in (int, float, bool)
+    if isinstance(expr, ast.BinOp):
+        return _number_like(values, expr.left, depth + 1) and _number_like(values, expr.right, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return _number_like(values, expr.operand, depth + 1)
+    if isinstance(expr, (ast.Subscript, ast.Attribute)):
+        return True  # an element of a shape, an attribute of the Cell (not tensor data: `derives` said so)
+    if isinstance(expr, ast.Name):
+        value = values.definition(expr)
+        return value is None or (isinstance(value, ast.expr) and _number_like(values, value, depth + 1))
+    return False
 
 
 def _is_bound_call(func: ast.Attribute) -> bool:
