@@ -16,7 +16,7 @@ def project(tmp_path, train):
     (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
     (tmp_path / "model.py").write_text(MODEL)
     (tmp_path / "train.py").write_text(train)
-    compile_context._scans.clear()
+    compile_context.forget_projects()
     return tmp_path
 
 
@@ -91,7 +91,7 @@ def test_add_flags_in_another_module_defines_the_attribute(tmp_path):
     (tmp_path / "model.py").write_text(decoder)
     assert run_cli("check", "--no-cache", "--select", "MSL032", str(tmp_path / "model.py")) == (0, CLEAN)
     (tmp_path / "train.py").write_text("x = 1\n")
-    compile_context._scans.clear()
+    compile_context.forget_projects()
     assert run_cli("check", "--no-cache", "--select", "MSL032", str(tmp_path / "model.py"))[0] == 1
 
 

@@ -521,7 +521,7 @@ def write_sibling_scripts(tmp_path):
     """fixtures/projects/sibling_scripts: `a/` and `b/` each with a `start.py` and a `train.py`, one group."""
     shutil.copytree(FIXTURES / "projects" / "sibling_scripts", tmp_path, dirs_exist_ok=True)
     (tmp_path / "pyproject.toml").write_text("[tool.ms_lint]\n")
-    compile_context._scans.clear()
+    compile_context.forget_projects()
     return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.py"))
 
 

@@ -18,10 +18,11 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint import store
 from ms_lint.analysis import run_mode
+from ms_lint.analysis.per_project import PerProject
 from ms_lint.analysis.walk import spelled_name
 from ms_lint.source import SourceError, decode, parse, walk
 
@@ -230,22 +231,18 @@ def flag_names(text: str) -> FrozenSet[str]:
                      for name in re.findall(r"(\w+)\s*=(?!=)", match.group(1)))
 
 
-_scans: Dict[str, CompileContext] = {}
+_contexts: PerProject[CompileContext] = PerProject(scan)
 
 
 def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> CompileContext:
-    """The context of the project under `root` (scanned once per process): `files_under(root)` gives its files, as
-    the run discovers them. The root is the directory of the pyproject.toml that configures ms_lint, else the linted
-    file's top package: never an unbounded tree."""
-    root = os.path.abspath(root)
-    if root not in _scans:
-        _scans[root] = scan(files_under(root))
-    return _scans[root]
+    """The context of the project under `root` (scanned once per process). The root is the directory of the
+    pyproject.toml that configures ms_lint, else the linted file's top package: never an unbounded tree."""
+    return _contexts.of(root, files_under)
 
 
 def forget_projects() -> None:
     """Scan every project again when next asked (a long-lived process whose files changed: the server)."""
-    _scans.clear()
+    _contexts.forget()
 
 
 def _is_test_file(path: str) -> bool:

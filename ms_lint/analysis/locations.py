@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Iterable, List, Optional
+import weakref
+from typing import Dict, Iterable, List, Optional
 
 from ms_lint.analysis import framework
 from ms_lint.source import module_name, package_root
@@ -37,7 +38,7 @@ def locate(index, qualname: str) -> str:
     for cut in range(len(parts), 0, -1):
         path = index.find(".".join(parts[:cut]))
         if path is not None:
-            return ".".join([index.location(path, module_location), *parts[cut:]])
+            return ".".join([_location(index, path), *parts[cut:]])
     return qualname
 
 
@@ -45,8 +46,20 @@ def locate_in(index, qualname: str, module: str, path: Optional[str]) -> str:
     """`locate` as the module `module` (dotted) at `path` sees names: its own by its file, which the index may not
     find (an editor's unsaved buffer, a file outside the roots)."""
     if module and path and (qualname == module or qualname.startswith(f"{module}.")):
-        return index.location(path, module_location) + qualname[len(module):]
+        return _location(index, path) + qualname[len(module):]
     return locate(index, qualname)
+
+
+# each index's files' locations (`module_location` reads the file system, and every name a module's facts hold
+# asks it); kept with the index, so that a server's fresh index per lint reads the files as they are now
+_locations: "weakref.WeakKeyDictionary[object, Dict[str, str]]" = weakref.WeakKeyDictionary()
+
+
+def _location(index, path: str) -> str:
+    known = _locations.setdefault(index, {})
+    if path not in known:
+        known[path] = module_location(path)
+    return known[path]
 
 
 def roots_above(directory: str, roots: Iterable[str]) -> List[str]:

@@ -261,7 +261,6 @@ class ProjectIndex:
         self._canonical: Dict[Tuple[Optional[str], str, bool], str] = {}  # see `canonical`
         # (see `_scope_of`, module name) -> path: `find` is asked for every import
         self._found: Dict[Tuple[Optional[str], str], Optional[str]] = {}
-        self._locations: Dict[str, str] = {}  # absolute path -> `locations.module_location`
         self._holders: Dict[str, List[str]] = {}  # first name of a module -> the roots holding it (see `_holds`)
         self._paths: Dict[Tuple[Optional[str], str], Optional[str]] = {}  # see `module`
         self._nearest: Dict[Tuple[str, str], str] = {}  # (importer's root, first name) -> see `_scope_of`
@@ -376,13 +375,6 @@ class ProjectIndex:
                 return None
             self._kept_characters -= len(kept[0].text)
         return kept[1] if kept[0].text == source.text else None
-
-    def location(self, path: str, locate: Callable[[str], str]) -> str:
-        """`locate(path)` (`locations.module_location`), once per file: names a module's facts hold ask it often."""
-        found = self._locations.get(path)
-        if found is None:
-            found = self._locations[path] = locate(path)
-        return found
 
     def find(self, name: str) -> Optional[str]:
         """The absolute path of the project module `name` as the file being linted imports it, or None."""

@@ -22,6 +22,7 @@ import os
 import re
 from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
+from ms_lint.analysis.per_project import PerProject
 from ms_lint.source import SourceError, decode, package_root, parse
 
 COMPILES, PYNATIVE, RUNS, OPTION = "compiles", "pynative", "runs", "option"
@@ -50,21 +51,17 @@ class Evidence(NamedTuple):
 
 
 _MAX_FILES = 20000
-_scans: Dict[str, Optional[Evidence]] = {}
 
 
 def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> Optional[Evidence]:
     """Where the project under `root` shows it runs in PyNative, or None when some file may compile its Cells or
     nothing shows how it runs (scanned once per process)."""
-    root = os.path.abspath(root)
-    if root not in _scans:
-        _scans[root] = scan(files_under(root))
-    return _scans[root]
+    return _modes.of(root, files_under)
 
 
 def forget_projects() -> None:
     """Scan every project again when next asked (a long-lived process whose files changed: the server)."""
-    _scans.clear()
+    _modes.forget()
     _is_project_directory.cache_clear()
 
 
@@ -99,6 +96,9 @@ def scan(files: Iterable[str]) -> Optional[Evidence]:
             found = Evidence(path, row, PYNATIVE_CHOICES)
     return found
 
+
+
+_modes: PerProject[Optional[Evidence]] = PerProject(scan)
 
 _ADD_ARGUMENT = re.compile(rb"\badd_argument\s*\(\s*['\"]--([\w-]+)['\"]")
 _CHOICES = re.compile(rb"\bchoices\s*=\s*[\[(]([^\])]*)[\])]")
