@@ -97,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selectors(validate)
     validate.add_argument("--syntax-level", choices=SYNTAX_LEVELS)
     validate.add_argument("--target", choices=TARGETS)
+    validate.add_argument("--mode", choices=MODES)
     validate.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
     validate.add_argument("--no-cache", action="store_true", help="do not read or write the lint cache")
     validate.add_argument("--cache-dir", metavar="DIR", help="where the lint cache lives (as for `check`)")
