@@ -18,11 +18,12 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Callable, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint import store
 from ms_lint.analysis import run_mode
-from ms_lint.analysis.per_project import PerProject
+from ms_lint.analysis.per_project import PerProject, read_each
 from ms_lint.analysis.walk import spelled_name
 from ms_lint.source import SourceError, decode, parse, walk
 
@@ -157,16 +158,8 @@ def scan(files: Iterable[str]) -> CompileContext:
     level = target = None
     level_source = target_source = None
     flags: Set[str] = set()
-    for count, path in enumerate(files):
-        if count >= _MAX_FILES:
-            break
-        if _is_test_file(path):
-            continue  # a test that compiles under STRICT says nothing about how the project runs
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue
+    # a test that compiles under STRICT says nothing about how the project runs (tests count towards the limit)
+    for path, data in read_each((path for path in islice(files, _MAX_FILES) if not _is_test_file(path)), _MAX_FILES):
         if b"add_flags" in data:
             flags.update(flag_names(data.decode("utf-8", errors="replace")))
         if not any(needle.encode() in data for needle in _NEEDLES) or not _MAY_SET.search(data):

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import os
-from typing import Callable, Dict, Generic, Iterable, TypeVar
+from itertools import islice
+from typing import Callable, Dict, Generic, Iterable, Iterator, Tuple, TypeVar
 
 T = TypeVar("T")
 
@@ -24,3 +25,13 @@ class PerProject(Generic[T]):
 
     def forget(self) -> None:
         self._found.clear()
+
+
+def read_each(files: Iterable[str], limit: int) -> Iterator[Tuple[str, bytes]]:
+    """(path, content) of the first `limit` files, skipping those that cannot be read: what a scan reads."""
+    for path in islice(files, limit):
+        try:
+            with open(path, "rb") as handle:
+                yield path, handle.read()
+        except OSError:
+            continue

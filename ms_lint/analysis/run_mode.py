@@ -22,7 +22,7 @@ import os
 import re
 from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
-from ms_lint.analysis.per_project import PerProject
+from ms_lint.analysis.per_project import PerProject, read_each
 from ms_lint.source import SourceError, decode, package_root, parse
 
 COMPILES, PYNATIVE, RUNS, OPTION = "compiles", "pynative", "runs", "option"
@@ -69,14 +69,10 @@ def scan(files: Iterable[str]) -> Optional[Evidence]:
     found: Optional[Evidence] = None
     by_option: List[Tuple[str, int, str]] = []  # (path, row, option name)
     may_compile: Dict[str, bool] = {}  # option name -> may some declaration of it select GRAPH_MODE
-    for count, path in enumerate(files):
-        if count >= _MAX_FILES:
-            return None
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue
+    files = list(files)
+    if len(files) > _MAX_FILES:
+        return None  # too large to say: left as it is
+    for path, data in read_each(files, _MAX_FILES):
         if b"add_argument" in data:
             for name, graph in declared_options(data):
                 may_compile[name] = may_compile.get(name, False) or graph

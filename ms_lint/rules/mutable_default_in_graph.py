@@ -3,7 +3,8 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Tuple, Union
 
-from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.analysis.sub_cells import construct_calls
+from ms_lint.analysis.walk import self_parameter
 from ms_lint.rule import Fix, Rule
 
 _MUTABLE_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
@@ -159,7 +160,7 @@ def _callee_only_reads(ctx, call: ast.Call, argument: Union[int, str], depth: in
     through_self = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
     if depth >= 2 or not (isinstance(func, ast.Name) or through_self):
         return False
-    callee = _callees(ctx).get(id(call)) or (through_self and _sub_cell_construct(ctx, call))
+    callee = _callees(ctx).get(id(call))
     if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)) or callee.args.vararg is not None:
         return False
     positional = [*callee.args.posonlyargs, *callee.args.args]
@@ -171,27 +172,13 @@ def _callee_only_reads(ctx, call: ast.Call, argument: Union[int, str], depth: in
     return argument < len(positional) and not _may_be_mutated(ctx, callee, positional[argument].arg, depth + 1)
 
 
-def _sub_cell_construct(ctx, call: ast.Call) -> Optional[ast.AST]:
-    """`construct` of the module's Cell class that every `self.<name> = Class(...)` of the caller's class builds."""
-    owner = ctx.graph.owner_class(enclosing_function(call))
-    node = owner.node if owner is not None else None
-    if node is None:
-        return None
-    name = call.func.attr  # type: ignore[attr-defined]  # (a call through `self.`)
-    built = {store.value.func.id for store in ast.walk(node) if isinstance(store, ast.Assign)
-             and isinstance(store.value, ast.Call) and isinstance(store.value.func, ast.Name)
-             and any(isinstance(t, ast.Attribute) and t.attr == name for t in store.targets)}
-    cells = {cell.name: cell for cell in ctx.graph.cells if cell in ctx.tree.body}
-    if len(built) != 1 or next(iter(built)) not in cells:
-        return None
-    return next((stmt for stmt in cells[next(iter(built))].body
-                 if isinstance(stmt, ast.FunctionDef) and stmt.name == "construct"), None)
-
-
 def _callees(ctx) -> dict:
-    """id(call) -> the graph function it reaches, from the graph's call sites (once per module)."""
-    return ctx.memo(_callees, lambda: {id(call): function for function, calls in ctx.graph.call_sites.items()
-                                       for call in calls})
+    """id(call) -> the graph function it reaches: the graph's call sites, and the `construct` of a Cell the module
+    uses as a part (`self.encoder(...)`, `sub_cells`), once per module."""
+    def collect() -> dict:
+        sites = {**ctx.graph.call_sites, **construct_calls(ctx.graph)}
+        return {id(call): function for function, calls in sites.items() for call in calls}
+    return ctx.memo(_callees, collect)
 
 
 def _defaults(node) -> List[Tuple[ast.arg, ast.expr]]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Any, FrozenSet, Optional, Set
 
+from ms_lint.analysis.bindings import bound_names
 from ms_lint.rule import Edit, Fix, Rule
 
 # Removed names -> their replacements; both live in the `mindspore` namespace.
@@ -221,10 +222,8 @@ def _bound_in(block) -> Set[str]:
     for stmt in block:
         if isinstance(stmt, ast.Assign) and not isinstance(stmt.value, ast.Constant):
             bound.update(target.id for target in stmt.targets if isinstance(target, ast.Name))
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(stmt.name)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            bound.update((alias.asname or alias.name).partition(".")[0] for alias in stmt.names)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            bound.update(bound_names(stmt))
     return bound
 
 
