@@ -143,13 +143,15 @@ class Linter:
             return CompileContext()  # in-memory source with no project around it
         context = CompileContext() if self.settings.syntax_level and self.settings.target \
             else project_compile_context(root)
-        pynative = self._runs_in_pynative(path, root)
-        return replace(context, pynative_source=pynative) if pynative else context
+        mode = self._run_mode(path, root)
+        return replace(context, pynative_source=mode.pynative, graph_only_source=mode.graph_only) \
+            if mode.pynative or mode.graph_only else context
 
-    def _runs_in_pynative(self, path: str, root: str) -> Optional[run_mode.Evidence]:
+    def _run_mode(self, path: str, root: str) -> run_mode.ProjectMode:
         if self.settings.mode is not None:
-            return run_mode.Evidence(self.settings.config_path or "", 0, run_mode.OPTION) \
-                if self.settings.mode == "pynative" else None
+            said = run_mode.Evidence(self.settings.config_path or "", 0, run_mode.OPTION)
+            return run_mode.ProjectMode(said, None) if self.settings.mode == "pynative" \
+                else run_mode.ProjectMode(None, said)
         if not self.settings.config_path:
             root = run_mode.project_root(path)
         config_path = os.path.join(root, "pyproject.toml")

@@ -296,11 +296,13 @@ class Rule:
         fix: Optional[Fix] = None,
         severity: Optional[str] = None,
         compiled_only: Optional[bool] = None,
+        pynative_only: bool = False,
         **fields,
     ) -> Diagnostic:
         """A diagnostic for `node`. `{entry}` and `{level_note}` in the message are filled from the context;
         a "level" severity becomes warning under LAX and error under STRICT; a finding of a pitfall of compiled
-        code (`compiled_only`, the rule's by default) in a project that runs in PyNative is lowered a step."""
+        code (`compiled_only`, the rule's by default) in a project that runs in PyNative is lowered a step, and
+        one of a failure of PyNative alone (`pynative_only`) in a project that selects only GRAPH_MODE."""
         entry = ctx.graph.entry_of(node)
         if entry is not None:
             fields.setdefault("entry", entry.name)
@@ -314,6 +316,10 @@ class Rule:
                 and (entry is None or entry.kind != "jit"):
             severity = LOWERED[severity]
             message += f"; only once compiled: this project runs its Cells in PyNative ({pynative.describe()})"
+        graph_only = ctx.compile_context.graph_only_source
+        if pynative_only and graph_only is not None:
+            severity = LOWERED[severity]
+            message += f"; only in PyNative: this project compiles its Cells ({graph_only.describe()})"
         return ctx.diagnostic(self, node, message, severity, fix)
 
     @staticmethod

@@ -107,7 +107,7 @@ def test_a_mode_taken_from_an_option_follows_the_options_choices(tmp_path, choic
         "    parser = argparse.ArgumentParser()\n"
         f"    parser.add_argument('--mode', type=str, default='PYNATIVE', choices={choices})\n"
         "    init_env(parser.parse_args())\n")
-    found = run_mode.scan(sorted(str(path) for path in tmp_path.glob("*.py")))
+    found = run_mode.scan(sorted(str(path) for path in tmp_path.glob("*.py"))).pynative
     assert (found is not None and found.kind == run_mode.PYNATIVE_CHOICES) is pynative
     if pynative:
         assert found.describe() == ("`utils.py` line 5 takes the mode from a command-line option whose choices are "
@@ -237,3 +237,69 @@ def test_flake8_sees_the_mode_of_the_project_around_its_file(tmp_path):
     found = {tuple(line.split("|", 3)) for line in run.stdout.splitlines()}
     lowered = {("src/net.py", str(row), code) for _, row, code, severity in LOWERED if severity == "warning"}
     assert {found_row[:3] for found_row in found if "only once compiled" in found_row[3]} == lowered
+
+
+@pytest.mark.parametrize("other, graph_only", [
+    ("if __name__ == '__main__':\n    build_vocabulary()\n", True),  # a script without a mode: no Cells built
+    ("ms.set_context(mode=ms.GRAPH_MODE, device_target='CPU')\n", True),
+    ("ms.set_context(mode=ms.PYNATIVE_MODE)\n", False),
+    ("ms.set_context(mode=args.mode)\n", False),  # may be PyNative
+    ("ms.set_context(mode=ms.GRAPH_MODE if args.graph else ms.PYNATIVE_MODE)\n", False),
+    ("ms.set_context(**config)\n", False),
+])
+def test_a_project_compiles_only_when_every_mode_it_selects_is_graph_mode(tmp_path, other, graph_only):
+    (tmp_path / "main.py").write_text("import mindspore as ms\n\nms.set_context(mode=ms.GRAPH_MODE)\n")
+    (tmp_path / "other.py").write_text("import mindspore as ms\n" + other)
+    found = run_mode.scan(sorted(str(path) for path in tmp_path.glob("*.py")))
+    assert found.pynative is None
+    assert (found.graph_only == run_mode.Evidence(str(tmp_path / "main.py"), 3, run_mode.GRAPH)) is graph_only
+
+
+LAZY_TENSOR = '''
+    from mindspore import nn
+    from mindspore.common.initializer import Normal, initializer
+
+
+    class Encoder(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.h0 = initializer(Normal(), (1, 4))
+
+        def construct(self, x):
+            return x + self.h0
+'''
+TRAIN_IN_GRAPH_MODE = '''
+    import mindspore as ms
+
+    from src.encoder import Encoder
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    print(Encoder()(ms.Tensor(1.0)))
+'''
+VOCABULARY = '''
+    if __name__ == "__main__":
+        print(sorted(set(open("corpus.txt").read().split())))
+'''
+
+
+def lazy_tensor_findings(tmp_path):
+    code, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL073", ".", cwd=tmp_path)
+    assert code in (0, 1), out
+    return [(item["severity"], item["message"]) for item in json.loads(out)]
+
+
+def test_a_failure_of_pynative_alone_is_lowered_where_the_project_selects_only_graph_mode(tmp_path):
+    """The NER port and DIEN (issue 19's judged sample): their scripts select GRAPH_MODE, where graph mode fills
+    the lazy tensor when the Cell compiles; a vocabulary script that runs without a mode builds no Cell."""
+    write(tmp_path, {"src/encoder.py": LAZY_TENSOR, "vocab.py": VOCABULARY})
+    [(severity, message)] = lazy_tensor_findings(tmp_path)
+    assert severity == "warning" and "only in PyNative" not in message  # a library alone: how it runs is not known
+    write(tmp_path, {"train.py": TRAIN_IN_GRAPH_MODE})
+    run_mode.forget_projects()
+    [(severity, message)] = lazy_tensor_findings(tmp_path)
+    assert severity == "info"
+    assert message.endswith("; only in PyNative: this project compiles its Cells (`train.py` line 5 selects "
+                            "GRAPH_MODE, and no file selects another mode)")
+    write(tmp_path, {"eval.py": "import mindspore as ms\n\nms.set_context(mode=ms.PYNATIVE_MODE)\n"})
+    run_mode.forget_projects()
+    assert [severity for severity, _ in lazy_tensor_findings(tmp_path)] == ["warning"]

@@ -68,6 +68,8 @@ class CompileContext:
     flags: FrozenSet[str] = frozenset()
     # where the project shows it runs its Cells in PyNative and never compiles them (`run_mode.of_project`)
     pynative_source: Optional["run_mode.Evidence"] = None
+    # where it selects GRAPH_MODE, when it never selects another mode (`run_mode.of_project`)
+    graph_only_source: Optional["run_mode.Evidence"] = None
 
 
 def facts_of_module(tree: ast.Module) -> ModuleFacts:

@@ -7,7 +7,11 @@ The evidence must be positive, because a library's Cells are compiled by scripts
 * **may compile**: `set_context(mode=...)` given `GRAPH_MODE`, `0` or anything but a PyNative constant (a
   variable, a conditional, `**options`), or a MindSpore `jit` around a function that may call a Cell;
 * **runs in PyNative**: nothing may compile, and a script selects `PYNATIVE_MODE` or runs itself (`if __name__
-  == "__main__":`, or `args = parser.parse_args()` at module level) without selecting a mode.
+  == "__main__":`, or `args = parser.parse_args()` at module level) without selecting a mode;
+* **compiles only**: every mode the project selects is the constant `GRAPH_MODE` (or `0`). A failure of PyNative
+  alone (MSL073's lazy tensor kept as an attribute) is then lowered a step, as the compiled-only rules are in a
+  project that runs in PyNative. A script that runs without selecting a mode does not count against it: scripts
+  that convert data or vocabularies rarely build the Cells.
 
 Each file is read as bytes; only a file that applies `jit` is parsed (to see what the function calls). The scan
 covers the project around the linted file (`project_root`): a model zoo's `src/` often has no `__init__.py`, and
@@ -25,7 +29,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optiona
 from ms_lint.analysis.per_project import PerProject, read_each
 from ms_lint.source import SourceError, decode, package_root, parse
 
-COMPILES, PYNATIVE, RUNS, OPTION = "compiles", "pynative", "runs", "option"
+COMPILES, PYNATIVE, RUNS, OPTION, GRAPH = "compiles", "pynative", "runs", "option", "graph"
 # `set_context(mode=GRAPH_MODE if args.mode.upper().startswith("GRAPH") else PYNATIVE_MODE)`: the command-line
 # option `--mode` decides (MindSpore's scientific-computing template); "by-option:mode"
 BY_OPTION = "by-option:"
@@ -37,12 +41,14 @@ class Evidence(NamedTuple):
 
     path: str
     row: int
-    kind: str  # PYNATIVE | PYNATIVE_CHOICES | RUNS | OPTION (`mode = "pynative"`)
+    kind: str  # PYNATIVE | PYNATIVE_CHOICES | RUNS | GRAPH | OPTION (`mode = "pynative"` or `"graph"`)
 
     def describe(self) -> str:
         if self.kind == OPTION:
             return "the `mode` option says so"
         where = f"`{os.path.basename(self.path)}` line {self.row}"
+        if self.kind == GRAPH:
+            return f"{where} selects GRAPH_MODE, and no file selects another mode"
         if self.kind == PYNATIVE:
             return f"{where} selects PYNATIVE_MODE"
         if self.kind == PYNATIVE_CHOICES:
@@ -53,9 +59,15 @@ class Evidence(NamedTuple):
 _MAX_FILES = 20000
 
 
-def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> Optional[Evidence]:
-    """Where the project under `root` shows it runs in PyNative, or None when some file may compile its Cells or
-    nothing shows how it runs (scanned once per process)."""
+class ProjectMode(NamedTuple):
+    """What a project shows of how it runs its Cells."""
+
+    pynative: Optional[Evidence] = None  # where it shows it never compiles them
+    graph_only: Optional[Evidence] = None  # where it selects GRAPH_MODE, when it never selects another mode
+
+
+def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> ProjectMode:
+    """How the project under `root` runs its Cells (scanned once per process)."""
     return _modes.of(root, files_under)
 
 
@@ -65,36 +77,52 @@ def forget_projects() -> None:
     _is_project_directory.cache_clear()
 
 
-def scan(files: Iterable[str]) -> Optional[Evidence]:
+def scan(files: Iterable[str]) -> ProjectMode:
     found: Optional[Evidence] = None
+    compiles = False
+    graph: Optional[Evidence] = None  # the first `set_context(mode=GRAPH_MODE)`
+    other_mode = False  # some `set_context(mode=...)` may select another mode
     by_option: List[Tuple[str, int, str]] = []  # (path, row, option name)
     may_compile: Dict[str, bool] = {}  # option name -> may some declaration of it select GRAPH_MODE
     files = list(files)
     if len(files) > _MAX_FILES:
-        return None  # too large to say: left as it is
+        return ProjectMode()  # too large to say: left as it is
     for path, data in read_each(files, _MAX_FILES):
+        chosen = list(selections(data)) if b"set_context" in data else []
+        for mode, row in chosen:
+            if mode == GRAPH:
+                graph = graph or Evidence(path, row, GRAPH)
+            else:
+                other_mode = True
+        if compiles:
+            if other_mode:
+                break
+            continue  # read on only for the modes selected
         if b"add_argument" in data:
-            for name, graph in declared_options(data):
-                may_compile[name] = may_compile.get(name, False) or graph
-        said = evidence(data, path)
+            for name, may_select_graph in declared_options(data):
+                may_compile[name] = may_compile.get(name, False) or may_select_graph
+        said = evidence(data, path, chosen)
         if said is None:
             continue
         if said[0] == COMPILES:
-            return None
-        if said[0].startswith(BY_OPTION):
+            compiles = True
+        elif said[0].startswith(BY_OPTION):
             by_option.append((path, said[1], said[0][len(BY_OPTION):]))
         elif found is None or (found.kind, said[0]) == (RUNS, PYNATIVE):  # a selected PyNative says more
             found = Evidence(path, said[1], said[0])
+    graph_only = None if other_mode else graph
+    if compiles:
+        return ProjectMode(None, graph_only)
     for path, row, name in by_option:
         if may_compile.get(name, True):
-            return None  # an option that may say GRAPH, or one the project does not declare
+            return ProjectMode(None, graph_only)  # an option that may say GRAPH, or one the project does not declare
         if found is None or found.kind == RUNS:
             found = Evidence(path, row, PYNATIVE_CHOICES)
-    return found
+    return ProjectMode(found, graph_only)
 
 
 
-_modes: PerProject[Optional[Evidence]] = PerProject(scan)
+_modes: PerProject[ProjectMode] = PerProject(scan)
 
 _ADD_ARGUMENT = re.compile(rb"\badd_argument\s*\(\s*['\"]--([\w-]+)['\"]")
 _CHOICES = re.compile(rb"\bchoices\s*=\s*[\[(]([^\])]*)[\])]")
@@ -146,6 +174,7 @@ def _is_project_directory(directory: str) -> bool:
 _SET_CONTEXT = re.compile(rb"^[^#\n]*?\bset_context\s*\(", re.M)
 _MODE_KEYWORD = re.compile(rb"(?<![\w.])mode\s*=(?!=)")
 _PYNATIVE_VALUE = re.compile(rb"\s*(?:(?:\w+\.)*PYNATIVE_MODE|1)\s*")
+_GRAPH_VALUE = re.compile(rb"\s*(?:(?:\w+\.)*GRAPH_MODE|0)\s*")
 # A script: a `__main__` guard, or command-line arguments parsed at module level (`args = parser.parse_args()`)
 _SCRIPT = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]|^[\w.]+\s*=\s*[\w.]+\.parse_args\(", re.M)
 # MindSpore's `jit` (or the removed `ms_function`) as a decorator or a call; `torch.jit.ignore` is not one
@@ -155,18 +184,17 @@ _JIT_NAMES = frozenset({"jit", "ms_function"})
 _BUILTINS = frozenset(dir(builtins))
 
 
-def evidence(data: bytes, path: str) -> Optional[Tuple[str, int]]:
+def evidence(data: bytes, path: str, chosen: Optional[List[Tuple[str, int]]] = None) -> Optional[Tuple[str, int]]:
     """What one file says of the mode, with its row: (COMPILES | PYNATIVE | BY_OPTION + name | RUNS, row), or
-    None."""
+    None. `chosen`: the file's `selections`, when the caller has them."""
     pynative: Optional[Tuple[str, int]] = None
-    if b"set_context" in data:
-        for match in _SET_CONTEXT.finditer(data):
-            mode = _mode_selected(_arguments(data, match.end() - 1))
-            row = data.count(b"\n", 0, match.start()) + 1
-            if mode == COMPILES:
-                return COMPILES, row
-            if mode is not None and pynative is None:  # PYNATIVE, or BY_OPTION: the scan decides
-                pynative = (mode, row)
+    if chosen is None:
+        chosen = list(selections(data)) if b"set_context" in data else []
+    for mode, row in chosen:
+        if mode in (COMPILES, GRAPH):
+            return COMPILES, row
+        if pynative is None:  # PYNATIVE, or BY_OPTION: the scan decides
+            pynative = (mode, row)
     if (b"jit" in data or b"ms_function" in data) and _JIT.search(data):
         jit_row = _jit_calling_cells(data, path)
         if jit_row is not None:
@@ -175,6 +203,15 @@ def evidence(data: bytes, path: str) -> Optional[Tuple[str, int]]:
         return pynative
     script = _SCRIPT.search(data) if b"__main__" in data or b"parse_args" in data else None
     return (RUNS, data.count(b"\n", 0, script.start()) + 1) if script else None
+
+
+def selections(data: bytes) -> Iterator[Tuple[str, int]]:
+    """(GRAPH | COMPILES | PYNATIVE | BY_OPTION + name, row) for each `set_context(...)` of a file that sets the
+    mode."""
+    for match in _SET_CONTEXT.finditer(data):
+        mode = _mode_selected(_arguments(data, match.end() - 1))
+        if mode is not None:
+            yield mode, data.count(b"\n", 0, match.start()) + 1
 
 
 def _arguments(data: bytes, opening: int) -> bytes:
@@ -195,7 +232,8 @@ _GRAPH_IF_OPTION = re.compile(rb"\s*(?:\w+\.)*GRAPH_MODE\s+if\s+\w+\.(\w+)\b[^\n
 
 
 def _mode_selected(arguments: bytes) -> Optional[str]:
-    """COMPILES, PYNATIVE, BY_OPTION + the option's name, or None when the call leaves the mode alone."""
+    """GRAPH (the constant), COMPILES (a value that may be GRAPH_MODE), PYNATIVE, BY_OPTION + the option's name,
+    or None when the call leaves the mode alone."""
     if b"**" in arguments:
         return COMPILES  # `set_context(**config)`: may hold a mode
     match = _MODE_KEYWORD.search(arguments)
@@ -204,6 +242,8 @@ def _mode_selected(arguments: bytes) -> Optional[str]:
     value = _top_level_value(arguments[match.end():])
     if _PYNATIVE_VALUE.fullmatch(value):
         return PYNATIVE
+    if _GRAPH_VALUE.fullmatch(value):
+        return GRAPH
     by_option = _GRAPH_IF_OPTION.fullmatch(value)
     return BY_OPTION + by_option.group(1).decode() if by_option else COMPILES
 

@@ -30,7 +30,8 @@ class InitializerUsedAsData(Rule):
     (CondConv's and DynamicConv's expert weights, CrossViT's class tokens, issue 19). `Parameter(initializer(...))`,
     `p.set_data(initializer(...))`, `initializer(...).init_data()`, an attribute a `Parameter` holds
     (`self.pos_embed = initializer(...)` after `self.pos_embed = Parameter(...)`: the Cell copies the data in) and
-    `weight_init=initializer(...)` are not reported.
+    `weight_init=initializer(...)` are not reported. The attribute's warning is an info in a project that selects
+    only GRAPH_MODE (docs/project-rules.md, "Run mode").
 
     ## Example
     ```python
@@ -85,7 +86,7 @@ class InitializerUsedAsData(Rule):
         fix = Fix(self.fix_applicability, "Call `.init_data()` on it",
                   (Edit.insert(ctx.end(node), ".init_data()"),))
         return iter([self.report(ctx, node, call=ctx.excerpt(node), use=where, failure=failure, fix=fix,
-                                 severity=severity)])
+                                 severity=severity, pynative_only=severity == "warning")])
 
 
 _BOTH_MODES = "MindSpore 2.10 raises in graph mode and in PyNative"
