@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, O
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
+from ms_lint.analysis.python_numbers import metadata_functions
 from ms_lint.analysis.registrations import is_name, note_registering_call
 from ms_lint.analysis.walk import self_parameter, spelled_name
 from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, walk
@@ -70,6 +71,7 @@ class ModuleSummary:
     imports: ImportMap
     classes: Dict[str, ClassSummary]
     functions: FrozenSet[str]
+    metadata_functions: FrozenSet[str] = frozenset()  # those returning shape metadata only (`python_numbers`)
 
     def detach(self, load: Callable[[str, str], Optional[ast.ClassDef]]) -> None:
         """Drop the tree: `load(path, class name)` finds a class's node again when a rule asks for it."""
@@ -88,13 +90,13 @@ def summarize(tree: ast.Module, module: str, path: str,
     is_package = os.path.basename(path) == "__init__.py"
     imports = ImportMap.of_block(tree.body, module, is_package, star_source=star_source, canonical=canonical)
     classes: Dict[str, ClassSummary] = {}
-    functions: Set[str] = set()
+    functions: Dict[str, ast.AST] = {}
     for stmt in statements(tree.body):
         if isinstance(stmt, ast.ClassDef):
             classes[stmt.name] = summarize_class(stmt, imports, nodes_of)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.add(stmt.name)
-    return ModuleSummary(module, path, imports, classes, frozenset(functions))
+            functions[stmt.name] = stmt
+    return ModuleSummary(module, path, imports, classes, frozenset(functions), metadata_functions(functions))
 
 
 def summarize_class(node: ast.ClassDef, imports: ImportMap,

@@ -5,8 +5,9 @@ element, a range or slice bound, a tested comparison). `tensors.py` asks these t
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Dict, FrozenSet, Optional
 
+from ms_lint.analysis.imports import statements
 from ms_lint.analysis.walk import parent_of, spelled_name
 
 # Attributes and methods of a tensor that are Python metadata, not tensor data.
@@ -27,6 +28,40 @@ def returns_metadata(function: Optional[ast.AST]) -> bool:
         return False
     returned = [stmt.value for stmt in ast.walk(function) if isinstance(stmt, ast.Return)]
     return bool(returned) and all(value is not None and is_metadata(value) for value in returned)
+
+
+def metadata_functions(defs: Dict[str, ast.AST]) -> FrozenSet[str]:
+    """The module-level defs whose every `return` gives shape metadata, or calls such a def of the module
+    (x2ms's `x2ms_size(t)` returns `tensor_size(t)`, which returns `t.shape`): what a project summary keeps, so that
+    another module's call of one is known to give Python numbers. Only a def's own statements are read."""
+    returns = {name: [stmt.value for stmt in statements(node.body) if isinstance(stmt, ast.Return)]  # type: ignore
+               for name, node in defs.items()}
+    found: set = set()
+    for _ in range(3):  # a helper of a helper of a helper
+        more = {name for name, values in returns.items() if name not in found and values and all(
+            value is not None and (is_metadata(value) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in found))
+            for value in values)}
+        if not more:
+            break
+        found |= more
+    return frozenset(found)
+
+
+def project_returns_metadata(index, qualname: Optional[str], depth: int = 0) -> bool:
+    """Is `qualname` a project function (`ProjectIndex`) that returns shape metadata, through re-exports?"""
+    if not qualname or depth > 8 or "." not in qualname:
+        return False
+    module_name, _, attr = qualname.rpartition(".")
+    module = index.module(module_name)
+    if module is None:
+        return False
+    if attr in module.metadata_functions:
+        return True
+    if attr in module.functions or attr in module.classes:
+        return False
+    target = module.imports.names.get(attr) or module.imports.from_stars(attr)
+    return target != qualname and project_returns_metadata(index, target, depth + 1)
 
 
 def is_metadata(expr: ast.expr) -> bool:

@@ -21,6 +21,7 @@ from ms_lint.analysis.python_numbers import (
     METADATA_ATTRIBUTES,
     METADATA_METHODS,
     in_shape_position,
+    project_returns_metadata,
     returns_metadata,
 )
 from ms_lint.analysis.sub_cells import construct_calls
@@ -300,6 +301,8 @@ class TensorValues:
         if func.__class__ is ast.Name and returns_metadata(self.graph.top_level_defs().get(func.id)):
             return False  # a helper of the module returning shape ints (`def size(x, d): return x.shape[d]`)
         qualname = self.graph.names.qualname(func)
+        if project_returns_metadata(self.graph.index, qualname):
+            return False  # the same, from another module of the project (x2ms's `tensor_api.x2ms_size(x)`)
         if framework.returns_metadata(qualname) or (
                 isinstance(func, ast.Call) and framework.returns_metadata(self.graph.names.qualname(func.func))):
             return False  # ops.shape(x), P.Shape()(x): a tuple of Python ints
