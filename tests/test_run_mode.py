@@ -38,6 +38,11 @@ def said(text: str):
     ("if __name__ == '__main__':\n    main()\n", RUNS),
     ("import argparse\nparser = argparse.ArgumentParser()\nargs = parser.parse_args()\n", RUNS),
     ("def main():\n    args = parser.parse_args()\n", None),  # a function: who calls it is not known
+    # a scratch script: training started at module level (a face anti-spoofing port, issue 19's first sample)
+    ("network = build_network(cfg)\ntrainer = Trainer(network)\ntrainer.train()\n", RUNS),
+    ("model.fit(data, epochs=3)\n", RUNS),
+    ("main()\n", RUNS),
+    ("def main():\n    trainer.train()\n", None),
     ("ms.set_context(mode=ms.GRAPH_MODE)\nif __name__ == '__main__':\n    main()\n", COMPILES),
     ("ms.set_context(mode=ms.PYNATIVE_MODE)\nif __name__ == '__main__':\n    main()\n", PYNATIVE),
     # MindSpore's scientific-computing template: the command-line option decides (`scan` reads its choices)

@@ -7,7 +7,7 @@ The evidence must be positive, because a library's Cells are compiled by scripts
 * **may compile**: `set_context(mode=...)` given `GRAPH_MODE`, `0` or anything but a PyNative constant (a
   variable, a conditional, `**options`), or a MindSpore `jit` around a function that may call a Cell;
 * **runs in PyNative**: nothing may compile, and a script selects `PYNATIVE_MODE` or runs itself (`if __name__
-  == "__main__":`, or `args = parser.parse_args()` at module level) without selecting a mode;
+  == "__main__":`, `args = parser.parse_args()` or `trainer.train()` at module level) without selecting a mode;
 * **compiles only**: every mode the project selects is the constant `GRAPH_MODE` (or `0`). A failure of PyNative
   alone (MSL073's lazy tensor kept as an attribute) is then lowered a step, as the compiled-only rules are in a
   project that runs in PyNative. A script that runs without selecting a mode does not count against it: scripts
@@ -175,8 +175,10 @@ _SET_CONTEXT = re.compile(rb"^[^#\n]*?\bset_context\s*\(", re.M)
 _MODE_KEYWORD = re.compile(rb"(?<![\w.])mode\s*=(?!=)")
 _PYNATIVE_VALUE = re.compile(rb"\s*(?:(?:\w+\.)*PYNATIVE_MODE|1)\s*")
 _GRAPH_VALUE = re.compile(rb"\s*(?:(?:\w+\.)*GRAPH_MODE|0)\s*")
-# A script: a `__main__` guard, or command-line arguments parsed at module level (`args = parser.parse_args()`)
-_SCRIPT = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]|^[\w.]+\s*=\s*[\w.]+\.parse_args\(", re.M)
+# A script: a `__main__` guard, command-line arguments parsed at module level (`args = parser.parse_args()`), or
+# a training or main entry called at module level (`trainer.train()`, `model.fit(...)`, `main()`: scratch scripts)
+_SCRIPT = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]|^[\w.]+\s*=\s*[\w.]+\.parse_args\(|"
+                     rb"^(?:\w+\.)?(?:train|fit|main)\(", re.M)
 # MindSpore's `jit` (or the removed `ms_function`) as a decorator or a call; `torch.jit.ignore` is not one
 _JIT = re.compile(rb"^[^#\n]*?(?<![\w.])(?:(?:ms|mindspore)\.)?(?:jit|ms_function)\b\s*[(\n]|"
                   rb"^\s*@(?:(?:ms|mindspore)\.)?(?:jit|ms_function)\b", re.M)
@@ -201,7 +203,8 @@ def evidence(data: bytes, path: str, chosen: Optional[List[Tuple[str, int]]] = N
             return COMPILES, jit_row
     if pynative is not None:
         return pynative
-    script = _SCRIPT.search(data) if b"__main__" in data or b"parse_args" in data else None
+    script = _SCRIPT.search(data) if b"__main__" in data or b"parse_args" in data or b"train(" in data \
+        or b"fit(" in data or b"main(" in data else None
     return (RUNS, data.count(b"\n", 0, script.start()) + 1) if script else None
 
 
