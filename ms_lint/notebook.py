@@ -73,10 +73,27 @@ class Notebook:
             if lines and lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
                 lines = [self._mask(line, "# ") for line in lines]
             else:
-                lines = [self._masked_line(line) for line in lines]
+                lines = self._masked_lines(lines)
             text = "\n".join(lines)
             parts.append(text if text.endswith("\n") else text + "\n")
         return "".join(parts)
+
+    def _masked_lines(self, lines: List[str]) -> List[str]:
+        """Each line masked as `_masked_line` does; a magic or shell command ending in a backslash goes on in the
+        next line (`!wget url \\` then `-P ./model`), masked with it."""
+        masked: List[str] = []
+        continued: Optional[str] = None  # the indentation of a masked command that goes on
+        for line in lines:
+            if continued is not None:
+                masked.append(self._mask(line, continued + "pass"))
+            else:
+                masked.append(self._masked_line(line))
+                if masked[-1] == line:
+                    continue
+                continued = line[: len(line) - len(line.lstrip())]
+            if not line.rstrip().endswith("\\"):
+                continued = None
+        return masked
 
     def _masked_line(self, line: str) -> str:
         stripped = line.lstrip()

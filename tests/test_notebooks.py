@@ -109,3 +109,15 @@ def test_standard_input_notebook_fix_prints_the_notebook(tmp_path, monkeypatch):
     code, out = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--stdin-filename", str(path), "-")
     fixed = json.loads(out)
     assert "nn.CellList(" in "".join(fixed["cells"][2]["source"]) and path.read_bytes() == data
+
+
+def test_a_shell_command_continued_with_a_backslash_is_masked_whole(tmp_path):
+    """A fine-tuning notebook (issue 19's third sample): `!wget url \\` then `-P ./model` was a syntax error."""
+    cells = [("code", "!wget https://example.com/llama3-8B.ckpt \\\n  -P ./model \\\n  -q\nimport numpy as np\n"
+                      "x = np.ones(3) \\\n    * 2\n"),
+             ("code", "if True:\n    files = !ls \\\n        -l\nprint(files)\n")]
+    path = notebook(tmp_path, cells)
+    assert run_cli("check", "--no-cache", str(path)) == (0, CLEAN)
+    before = path.read_text(encoding="utf-8")
+    assert run_cli("check", "--no-cache", "--fix", str(path)) == (0, CLEAN)
+    assert path.read_text(encoding="utf-8") == before
