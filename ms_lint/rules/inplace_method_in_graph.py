@@ -15,6 +15,13 @@ _TWINS = frozenset({"add_", "sub_", "mul_", "div_", "remainder_", "floor_divide_
 # Measured to agree in graph mode and PyNative on CPU (2.10): `dst.copy_(src)` writes the caller's tensor in both
 # (MindSpore's own `tests/st/mint/test_copy_.py` relies on it)
 _SAME_IN_BOTH_MODES = frozenset({"copy_"})
+# Measured to return the same value in graph mode and PyNative on CPU (2.10) when called on a temporary whose result
+# is used (`y = (x * 1).add_(1)`); `exp_` there compiles only in PyNative, the others fail in both on CPU
+_SAME_ON_A_TEMPORARY = frozenset({"add_", "sub_", "mul_", "div_", "remainder_", "floor_divide_"})
+# Tensor methods whose result may share the receiver's memory
+_VIEWS = frozenset({"view", "view_as", "reshape", "reshape_as", "transpose", "permute", "squeeze", "unsqueeze",
+                    "expand", "expand_as", "expand_dims", "narrow", "flatten", "unflatten", "swapaxes", "movedim",
+                    "t", "as_strided", "select", "diagonal", "contiguous", "detach", "chunk", "split", "unbind"})
 
 
 class InplaceMethodInGraph(Rule):
@@ -34,8 +41,10 @@ class InplaceMethodInGraph(Rule):
     `RuntimeError: The kernel InplaceClampScalar unregistered.` for `clamp_` and `fill_`. MindTorch documents
     the same: in-place operators do not share memory; write `b = a.xxx(...)` instead.
 
-    `dst.copy_(src)` writes the caller's tensor in both modes (measured) and is not reported. The out-of-place
-    forms (`x = x.add(y)`) give the same result in every mode and are never reported.
+    `dst.copy_(src)` writes the caller's tensor in both modes (measured) and is not reported. Neither is
+    `add_`, `sub_`, `mul_`, `div_`, `remainder_` or `floor_divide_` on a temporary whose result is used
+    (`eps.mul(std).add_(mu)`): both modes return the same value (measured), and no name sees the tensor. The
+    out-of-place forms (`x = x.add(y)`) give the same result in every mode and are never reported.
 
     ## Example
     ```python
@@ -82,7 +91,21 @@ class InplaceMethodInGraph(Rule):
             return  # an in-place call on a slice: MSL040 reports it
         if not ctx.tensors(node).derives(func.value):
             return  # not tensor data: some other object's method that happens to end in `_`
+        if func.attr in _SAME_ON_A_TEMPORARY and _result_of_a_temporary(ctx, node):
+            return  # `eps.mul(std).add_(mu)`: the value returned, and no other name sees the tensor
         yield self.report(ctx, node, method=func.attr, receiver=ctx.text(func.value), fix=_fix(ctx, node))
+
+
+def _result_of_a_temporary(ctx, call: ast.Call) -> bool:
+    """Is the call's receiver a new value no name holds (`(x * 1)`, `ops.zeros_like(a)`, `x.astype(t)`), and its
+    result used? Not a view of a tensor (`x.view(-1)`) nor what an in-place call returns (`x.mul_(s)` is `x`)."""
+    receiver = call.func.value  # type: ignore[attr-defined]
+    if isinstance(receiver, ast.Call):
+        method = receiver.func.attr if isinstance(receiver.func, ast.Attribute) else ""
+        temporary = not (method.endswith("_") or method in _VIEWS)
+    else:
+        temporary = isinstance(receiver, (ast.BinOp, ast.UnaryOp))
+    return temporary and not isinstance(ctx.parent(call), ast.Expr)
 
 
 def _fix(ctx, call: ast.Call) -> Optional[Fix]:

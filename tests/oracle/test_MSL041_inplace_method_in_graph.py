@@ -45,6 +45,14 @@ class ClampFixed(nn.Cell):
     def construct(self, x):
         x = x.clamp(0, 1)
         return x
+
+class OnATemporary(nn.Cell):
+    def construct(self, x):
+        return (x * 1).add_(1), (x * 1).sub_(1), (x * 1).mul_(2), (x * 1).div_(2)
+
+class ExpOnATemporary(nn.Cell):
+    def construct(self, x):
+        return (x * 1).exp_()
 """
 
 
@@ -100,3 +108,16 @@ def test_msl041_copy_writes_the_callers_tensor_in_both_modes(oracle, mode):
     outcome = oracle.call(mode, cells.CopyInto(), x, y)
     assert outcome.ok, outcome.message
     assert outcome.value.asnumpy().tolist() == x.asnumpy().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl041_a_temporarys_result_is_the_same_in_every_mode(oracle, mode):
+    """`eps.mul(std).add_(mu)` (HOOD, issue 19's third sample): not reported; `exp_` compiles in PyNative only."""
+    cells = oracle.load(CELLS)
+    x = oracle.tensor([0.5, 2.0])
+    outcome = oracle.call(mode, lambda t: [y.asnumpy().tolist() for y in cells.OnATemporary()(t)], x)
+    assert outcome.ok, outcome.message
+    assert outcome.value == [[1.5, 3.0], [-0.5, 1.0], [1.0, 4.0], [0.25, 1.0]]
+    assert x.asnumpy().tolist() == [0.5, 2.0]
+    exp, _ = _run(oracle, mode, cells.ExpOnATemporary())
+    assert exp.ok is (mode == "pynative")
