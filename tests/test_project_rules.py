@@ -259,9 +259,24 @@ SEED_PROJECT = {
             ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
             optimizer = nn.Momentum(Plain().trainable_params(), 0.1, 0.9)
         """,
+    # fine-tuning (GPT2's and cambrian's scripts, issue 19's third sample): a warning, since a checkpoint of every
+    # weight makes the ranks start alike
+    "train_finetune.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init
+        from model import Plain
+
+
+        def main(checkpoint):
+            init()
+            net = Plain()
+            ms.load_param_into_net(net, ms.load_checkpoint(checkpoint))
+            return nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        """,
 }
 SEED_WHOLE_PROJECT = {("train_unseeded.py", 6, "MSL053"), ("train_late.py", 8, "MSL053"),
-                      ("run_parallel.py", 6, "MSL053")}
+                      ("run_parallel.py", 6, "MSL053"), ("train_finetune.py", 8, "MSL053")}
 
 CPU_PROJECT = {
     "model.py": MODEL,
@@ -412,6 +427,17 @@ def test_seeds_are_followed_into_setup_modules(tmp_path, jobs):
     files = write(tmp_path, SEED_PROJECT)
     assert cli(tmp_path, "--select", "MSL053") == SEED_WHOLE_PROJECT
     assert pylint(tmp_path, files, jobs, ("MSL053",)) == SEED_WHOLE_PROJECT
+
+
+def test_a_script_that_loads_a_checkpoint_gets_a_warning(tmp_path):
+    write(tmp_path, SEED_PROJECT)
+    code, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL053", ".", cwd=tmp_path)
+    found = {item["filename"].removeprefix("./"): (item["severity"], item["message"]) for item in json.loads(out)}
+    assert found["train_finetune.py"] == ("warning", (
+        "`init()` starts distributed training in an entry script that never calls `set_seed`: every rank initialises "
+        "different weights, unless `load_param_into_net` (line 10) loads every weight from a checkpoint; call "
+        "`set_seed(...)` before building the network"))
+    assert found["train_unseeded.py"][0] == "error"
 
 
 def test_flake8_counts_calls_into_other_modules_as_possible_seeds(tmp_path):

@@ -35,6 +35,8 @@ _MINDSPORE_OPTIMIZERS = frozenset({
 # what builds an optimizer or a training step (`create_optimizer`, `optim.Adam`): not `get_optim_policies()`
 _TRAINING_CALLS = re.compile(r"^(create_|build_|make_|get_)?optim(izer)?s?$|TrainOneStep|value_and_grad|"
                              r"GradOperation|^grad$")
+# calls that load a checkpoint into a network (`ms.load_param_into_net(net, params)`, `Model.from_pretrained(path)`)
+_LOADS = frozenset({"load_checkpoint", "load_param_into_net", "from_pretrained", "load_state_dict"})
 _NETWORK_BUILDER = re.compile(r"^(create|build|get|make|init)_?(model|network|net|backbone)s?$", re.I)
 # how a module that may seed spells the call (`set_seed(`, `np.random.seed(`, `seed_everything(`), not any name
 # holding "seed" (`self.c_seed = 3`, `args.seed`)
@@ -68,6 +70,7 @@ class ScriptSeeds:
         self.distributed: List[dict] = []
         self.module_seed = False
         self.broadcast = False
+        self.loads: List[list] = []  # [row, name] of the calls that load a checkpoint into a network
         self.training = os.path.basename(ctx.path).startswith("train")
         self.imports: Set[str] = set()
         # Only an `init()` resolving to mindspore.communication or a `set_auto_parallel_context` call makes a
@@ -125,6 +128,7 @@ class ScriptSeeds:
         return {
             "module": self.module, "entry": self._is_entry(), "training": self.training,
             "broadcast": self.broadcast, "distributed": self.distributed, "module_seed": self.module_seed,
+            "loads": self.loads,
             "functions": self.functions, "scopes": self.scopes, "init_scope": init_scope,
             "imports": sorted(self.imports), "call_modules": self.call_modules,
             "seed_mentions": sorted(m for m in {*self.imports, *self.call_modules.values()} if self._mentions_seed(m)),
@@ -277,6 +281,8 @@ class ScriptSeeds:
                     self._distributed(node, scope, "parallel")
         if isinstance(node.func, ast.Attribute) and node.func.attr == "train":
             self.training = True
+        if last in _LOADS:
+            self.loads.append([node.lineno, last])
         if _TRAINING_CALLS.search(last) or last.endswith("Optimizer") or self._is_optimizer(qualname):
             self.training = True
 

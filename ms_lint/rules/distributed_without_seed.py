@@ -27,7 +27,10 @@ class DistributedWithoutSeed(Rule):
     into a project module that was not linted counts as a possible seed when that module (or a project module it
     imports) mentions `seed`. How scripts are read: `ms_lint/analysis/seeds.py`. Also silent:
     `parameter_broadcast=True` (rank 0's weights are broadcast), library helpers that call `init()` (not entry
-    scripts).
+    scripts). A script that loads a checkpoint into a network (`load_checkpoint`, `load_param_into_net`,
+    `from_pretrained`, `load_state_dict`) gets a warning instead of the error: a checkpoint of every weight makes
+    the ranks start alike, one of a pretrained backbone leaves the new head to each rank's draw, and which it is
+    the source does not show.
 
     ## Why it matters in graph mode
     Without a seed every process draws its own initial weights, so the ranks of a data-parallel job start from
@@ -78,7 +81,7 @@ class DistributedWithoutSeed(Rule):
     severity = "error"
     scope = "module"
     message = ("`{call}` starts distributed training in an entry script that {problem}: every rank initialises "
-               "different weights; call `set_seed(...)` before building the network")
+               "different weights{unless}; call `set_seed(...)` before building the network")
     fix_applicability = "unsafe"
 
     def collect(self, ctx):
@@ -104,8 +107,12 @@ class DistributedWithoutSeed(Rule):
                 fix = Fix("unsafe", "Insert a `set_seed` call before it",
                           (Edit.insert((row, column), content),), tuple(Import(*i) for i in imports))
             span = event["span"]
+            loads = facts.get("loads")
+            unless = f", unless `{loads[0][1]}` (line {loads[0][0]}) loads every weight from a checkpoint" \
+                if loads else ""
             yield self.report_at(project, path, ((span[0], span[1]), (span[2], span[3])), fix=fix,
-                                 call=event["text"], problem=problem)
+                                 call=event["text"], problem=problem, unless=unless,
+                                 severity="warning" if loads else None)
 
 
 def _seed_before(ctx, row: int, column: int) -> Optional[list]:
