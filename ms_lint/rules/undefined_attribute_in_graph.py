@@ -8,7 +8,7 @@ from typing import List, Optional, Set
 from ms_lint.analysis import framework
 from ms_lint.analysis.compile_context import flag_names
 from ms_lint.analysis.folding import guarding_flag
-from ms_lint.analysis.walk import rows_spelling, self_parameter
+from ms_lint.analysis.walk import FUNCTIONS, rows_spelling, self_parameter
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
@@ -33,7 +33,8 @@ class UndefinedAttributeInGraph(Rule):
     other than `nn.Cell`; `setattr` with a variable name, `__getattr__`, `self.__dict__`, `self` handed to a
     function; a name the module spells as a string (`hasattr(self, "extra")`) or assigns on another object
     (`net.extra = ...`); bases meant for subclassing (named `Base*`/`Abstract*`/`*Base`/`*Mixin`, with an
-    `abstractmethod` or `raise NotImplementedError`); MindTorch modules.
+    `abstractmethod` or `raise NotImplementedError`, or inheriting from a base of the module a method that only
+    raises `NotImplementedError` without defining it); MindTorch modules.
 
     ## Why it matters in graph mode
     Measured on MindSpore 2.10 (CPU): compiling the read fails at both syntax levels with
@@ -188,12 +189,38 @@ def _looks_abstract(node: ast.ClassDef, ctx) -> bool:
         return True
     # what the scan looks for is spelled on the class's lines: most classes need no scan
     rows = _abstract_marker_rows(ctx)
-    last = node.end_lineno or node.lineno
-    if not rows or bisect.bisect_left(rows, node.lineno) == bisect.bisect_right(rows, last):
+    if not rows:
         return False
+    last = node.end_lineno or node.lineno
+    if bisect.bisect_left(rows, node.lineno) == bisect.bisect_right(rows, last):
+        return _inherits_unimplemented(node, ctx, set())
     return any((isinstance(sub, ast.Raise) and "NotImplementedError" in ast.dump(sub))
                or (isinstance(sub, ast.FunctionDef) and _decorated_with(sub, ("abstractmethod",)))
                for sub in ctx.walk.subtree(node))
+
+
+def _inherits_unimplemented(node: ast.ClassDef, ctx, overridden: set, depth: int = 0) -> bool:
+    """Does the class inherit, from a base of its module, a method that only raises `NotImplementedError` and that
+    it does not define? Still abstract: cambrian's `ConvProjector(Projector)` leaves `build_net`, which the base's
+    `__init__` calls, to a subclass that sets `self.net`."""
+    overridden = overridden | {stmt.name for stmt in node.body if isinstance(stmt, FUNCTIONS)}
+    for base in node.bases:
+        summary = ctx.graph.summary.classes.get(base.id) if isinstance(base, ast.Name) and depth < 3 else None
+        base_node = summary.node if summary is not None else None
+        if base_node is None or base_node is node:
+            continue
+        for stmt in base_node.body:
+            if isinstance(stmt, FUNCTIONS) and stmt.name not in overridden and _only_raises_unimplemented(stmt):
+                return True
+        if _inherits_unimplemented(base_node, ctx, overridden, depth + 1):
+            return True
+    return False
+
+
+def _only_raises_unimplemented(function) -> bool:
+    body = [stmt for stmt in function.body
+            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]  # a docstring
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.dump(body[0])
 
 
 def _abstract_marker_rows(ctx) -> List[int]:
