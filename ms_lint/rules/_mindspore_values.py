@@ -14,7 +14,8 @@ from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.source import walk
 
 # Tensor methods returning tensors: `t.reshape(2, 3).size()` is still a tensor's `size`.
-_TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "transpose", "permute", "squeeze",
+_TENSOR_METHODS = frozenset({"reshape", "view", "astype", "float", "half", "long", "int", "double", "bool", "byte",
+                             "transpose", "permute", "squeeze",
                              "unsqueeze", "expand_dims", "flatten", "copy", "clone", "contiguous", "abs", "sum",
                              "mean", "exp", "log", "sqrt", "matmul", "to", "type_as"})
 _MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")

@@ -11,6 +11,15 @@ from ms_lint.source import walk
 
 # PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
 MISSING = {"cuda": ("tensor", "cell"), "cpu": ("tensor", "cell"), "detach": ("tensor",), "backward": ("tensor",)}
+# PyTorch's `nn.Module` methods MindSpore 2.10's Cell lacks (measured, `hasattr` on `nn.Dense`), with what a Cell
+# has instead; reported only where the receiver's class is known and no class of its project MRO defines one
+CELL_METHODS = {
+    "eval": "use `set_train(False)`", "train": "use `set_train(True)`",
+    "parameters": "use `trainable_params()` or `get_parameters()`", "named_parameters": "use `parameters_and_names()`",
+    "zero_grad": "MindSpore computes fresh gradients each step: drop it", "children": "use `cells()`",
+    "named_children": "use `name_cells()`", "modules": "use `cells_and_names()`",
+    "named_modules": "use `cells_and_names()`", "add_module": "use `insert_child_to_cell`",
+}
 # Device names `Tensor.to` / `Cell.to` reject in 2.10 (measured: "cuda", "cuda:0", "gpu", "GPU", "mps", "xpu";
 # "cpu", "CPU", "Ascend", "npu" and "meta" are accepted).
 TORCH_DEVICES = ("cuda", "gpu", "mps", "xpu")
@@ -25,7 +34,9 @@ class TorchTensorApi(Rule):
     Finds PyTorch-only calls on MindSpore tensors and Cells: `.cuda()`, `.cpu()`, `.detach()`, `.backward()`,
     `.size()`/`.size(dim)`, `.shape(dim)` (PyTorch's `size(dim)` written with `shape`: a tuple is not callable,
     measured to fail in GRAPH_MODE and PyNative), `.to("cuda")`/`.to(torch.device(...))`, and PyTorch's
-    `torch.device(...)` and `torch.no_grad()` applied to MindSpore code.
+    `torch.device(...)` and `torch.no_grad()` applied to MindSpore code; and PyTorch's `nn.Module` methods called
+    on a Cell (`net.eval()`, `net.train()`, `net.parameters()`, `net.zero_grad()`, `net.children()`...), when the
+    Cell's class is known and none of its project classes defines the method.
 
     The receiver must be known to be MindSpore's. In graph code (`construct` and what it reaches) that is a tensor
     by the tensor-value analysis. In host code it is a value the module provably builds with MindSpore: a
@@ -39,7 +50,10 @@ class TorchTensorApi(Rule):
     ## Why it matters in graph mode
     Measured on MindSpore 2.10: `Tensor` has no `cuda`, `cpu`, `detach`, `backward` (`AttributeError: 'Tensor'
     object has no attribute 'cuda'`), and `Cell` has no `cuda`/`cpu` (`AttributeError: The 'Dense' object has no
-    attribute 'cuda'.`). `Tensor.size` is a property, the element count, so `x.size()` and `x.size(0)` raise
+    attribute 'cuda'.`), nor `eval`, `train`, `parameters`, `named_parameters`, `zero_grad`, `children`,
+    `named_children`, `modules`, `named_modules`, `add_module` (each measured with `hasattr` on `nn.Dense`:
+    `AttributeError` when called, in every mode). `Tensor.size` is a property, the element count, so `x.size()`
+    and `x.size(0)` raise
     `TypeError: 'int' object is not callable` (in `construct`: `ValueError: The object is not callable.` at
     compile). `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to'
     to enum.`, on Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
@@ -79,14 +93,15 @@ class TorchTensorApi(Rule):
     message = "`{call}` {where}: {consequence}"
     fix_applicability = "safe"
     needles = (".size(", ".shape(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch")
-    call_names = frozenset(MISSING) | {"size", "shape", "to"}
+    call_names = frozenset(MISSING) | frozenset(CELL_METHODS) | {"size", "shape", "to"}
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
-        if method not in MISSING and method not in ("size", "shape", "to") or uses_mindtorch(ctx):
+        if method not in MISSING and method not in CELL_METHODS and method not in ("size", "shape", "to") \
+                or uses_mindtorch(ctx):
             return
         # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
         shown = _torch_device(ctx, _device_argument(node)) if method == "to" else None
@@ -112,6 +127,11 @@ class TorchTensorApi(Rule):
             yield self.report(ctx, node, call=call, where=_ON[kind],
                               consequence=f"MindSpore 2.10 rejects the device {shown} (ValueError: Failed to "
                                           f"convert ... to enum); place work with `mindspore.set_device`")
+        elif method in CELL_METHODS:
+            if kind == "cell" and _class_lacks(ctx, func.value, method):
+                yield self.report(ctx, node, call=call, where=_ON[kind],
+                                  consequence=f"MindSpore's Cell has no `{method}` (AttributeError); "
+                                              f"{CELL_METHODS[method]}")
         elif kind in MISSING[method]:
             yield self.report(ctx, node, call=call, where=_ON[kind], consequence=_missing(method, kind, compiled),
                               fix=self._detach_fix(ctx, node) if method == "detach" else None)
@@ -181,6 +201,30 @@ def _missing(method: str, kind: str, compiled: bool) -> str:
     advice = {"cuda": "place work with `mindspore.set_device`", "cpu": "place work with `mindspore.set_device`",
               "detach": "use `ops.stop_gradient`", "backward": "compute gradients with `mindspore.value_and_grad`"}
     return f"MindSpore's {owner} has no `{method}` ({where}); {advice[method]}"
+
+
+def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
+    """Is the receiver built by a known class (`Net()`, or a name every binding of which is such a call) none of
+    whose project classes defines `method` (a port's own `def train(self, ...)`)?"""
+    calls = [receiver] if isinstance(receiver, ast.Call) else bound_values(ctx, receiver) \
+        if isinstance(receiver, ast.Name) else []
+    if not calls:
+        return False
+    for call in calls:
+        if not isinstance(call, ast.Call):
+            return False
+        qualname = ctx.graph.names.qualname(call.func) or ""
+        if qualname.startswith("mindspore."):
+            continue
+        summary = ctx.graph.summary_of(qualname)
+        if summary is None:
+            return False
+        for base in ctx.graph.mro(summary):
+            if method in base.methods or method in base.attributes:
+                return False
+            if any(q and not q.startswith("mindspore.") and ctx.graph.summary_of(q) is None for q in base.bases):
+                return False  # a base the project does not hold: it may define the method
+    return True
 
 
 def _device_argument(call: ast.Call) -> Optional[ast.expr]:

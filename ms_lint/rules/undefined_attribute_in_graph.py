@@ -8,12 +8,13 @@ from typing import List, Optional, Set
 from ms_lint.analysis import framework
 from ms_lint.analysis.compile_context import flag_names
 from ms_lint.analysis.folding import guarding_flag
-from ms_lint.analysis.walk import FUNCTIONS, rows_spelling, self_parameter
+from ms_lint.analysis.walk import rows_spelling, self_parameter
 from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
 # no instance attributes. Any other external base (nn.Dense, a package not in the project) may define anything.
 _KNOWN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "builtins.object", "abc.ABC"})
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ABSTRACT_MARKERS = ("NotImplementedError", "abstractmethod")
 _OWNER_BEFORE = re.compile(r"\s*\.\s*(\w+)")  # `<owner>.` read backwards from the attribute name after it
 # Builtins that only look at the object they are given.
@@ -203,14 +204,14 @@ def _inherits_unimplemented(node: ast.ClassDef, ctx, overridden: set, depth: int
     """Does the class inherit, from a base of its module, a method that only raises `NotImplementedError` and that
     it does not define? Still abstract: cambrian's `ConvProjector(Projector)` leaves `build_net`, which the base's
     `__init__` calls, to a subclass that sets `self.net`."""
-    overridden = overridden | {stmt.name for stmt in node.body if isinstance(stmt, FUNCTIONS)}
+    overridden = overridden | {stmt.name for stmt in node.body if isinstance(stmt, _DEFS)}
     for base in node.bases:
         summary = ctx.graph.summary.classes.get(base.id) if isinstance(base, ast.Name) and depth < 3 else None
         base_node = summary.node if summary is not None else None
         if base_node is None or base_node is node:
             continue
         for stmt in base_node.body:
-            if isinstance(stmt, FUNCTIONS) and stmt.name not in overridden and _only_raises_unimplemented(stmt):
+            if isinstance(stmt, _DEFS) and stmt.name not in overridden and _only_raises_unimplemented(stmt):
                 return True
         if _inherits_unimplemented(base_node, ctx, overridden, depth + 1):
             return True

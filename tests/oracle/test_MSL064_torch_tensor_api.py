@@ -102,6 +102,21 @@ def test_host_tensors_and_cells_lack_the_methods():
         net.to("cuda")
 
 
+def test_cells_lack_pytorchs_module_methods_and_have_the_suggested_ones():
+    from ms_lint.rules.torch_tensor_api import CELL_METHODS
+
+    net = nn.SequentialCell([nn.Dense(2, 2)])
+    for method in CELL_METHODS:
+        assert not hasattr(net, method), method
+    with pytest.raises(AttributeError, match="has no attribute 'eval'"):
+        net.eval()
+    for present in ("set_train", "trainable_params", "get_parameters", "parameters_and_names", "cells",
+                    "name_cells", "cells_and_names", "insert_child_to_cell"):
+        assert hasattr(net, present), present
+    index = ops.range(0, 4, 1).long()
+    assert index.dtype == ms.int64 and not hasattr(index, "cuda")  # `.long()` keeps a MindSpore tensor
+
+
 def partly_stopped(v):
     return (ops.stop_gradient(v * 3) + v * v).sum()
 
