@@ -119,6 +119,33 @@ def test_a_mode_taken_from_an_option_follows_the_options_choices(tmp_path, choic
                                     "PyNative only")
 
 
+@pytest.mark.parametrize("default, launch, pynative", [
+    ("'PYNATIVE'", None, True),
+    ("'PYNATIVE'", "python train.py --mode GRAPH --device_id 0\n", False),  # a launch script selects GRAPH
+    ("'PYNATIVE'", "python train.py --mode PYNATIVE\n", True),
+    ("'GRAPH'", None, False),
+    (None, None, False),  # no default: None, which `.upper()` rejects; not judged
+])
+def test_a_mode_option_that_defaults_to_pynative_runs_in_pynative(tmp_path, default, launch, pynative):
+    """MindMoMaOrb and NowCastNet (issue 19's third sample): `--mode` offers GRAPH and PYNATIVE, defaults to
+    PYNATIVE, and `run.sh` passes PYNATIVE."""
+    keyword = f", default={default}" if default else ""
+    (tmp_path / "train.py").write_text(
+        "import argparse\nimport mindspore as ms\n\nif __name__ == '__main__':\n"
+        "    parser = argparse.ArgumentParser()\n"
+        f"    parser.add_argument('--mode', type=str{keyword}, choices=['GRAPH', 'PYNATIVE'])\n"
+        "    args = parser.parse_args()\n"
+        "    ms.set_context(mode=ms.GRAPH_MODE if args.mode.upper().startswith('GRAPH') else ms.PYNATIVE_MODE)\n")
+    if launch:
+        (tmp_path / "scripts").mkdir()
+        (tmp_path / "scripts" / "run.sh").write_text(launch)
+    found = run_mode.scan([str(tmp_path / "train.py")]).pynative
+    assert (found is not None and found.kind == run_mode.PYNATIVE_DEFAULT) is pynative
+    if pynative:
+        assert found.describe() == ("`train.py` line 8 takes the mode from a command-line option that is PyNative "
+                                    "unless GRAPH is passed, and no launch script of the project passes it")
+
+
 def test_the_scan_covers_the_project_around_a_package_without_init(tmp_path):
     """A zoo's `src/` has no `__init__.py`; its train.py, a level up, selects the mode."""
     (tmp_path / "src" / "models").mkdir(parents=True)

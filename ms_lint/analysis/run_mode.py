@@ -24,7 +24,7 @@ import builtins
 import functools
 import os
 import re
-from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ms_lint.analysis.per_project import PerProject, read_each
 from ms_lint.source import SourceError, decode, package_root, parse
@@ -34,6 +34,7 @@ COMPILES, PYNATIVE, RUNS, OPTION, GRAPH = "compiles", "pynative", "runs", "optio
 # option `--mode` decides (MindSpore's scientific-computing template); "by-option:mode"
 BY_OPTION = "by-option:"
 PYNATIVE_CHOICES = "pynative-choices"
+PYNATIVE_DEFAULT = "pynative-default"
 
 
 class Evidence(NamedTuple):
@@ -41,7 +42,7 @@ class Evidence(NamedTuple):
 
     path: str
     row: int
-    kind: str  # PYNATIVE | PYNATIVE_CHOICES | RUNS | GRAPH | OPTION (`mode = "pynative"` or `"graph"`)
+    kind: str  # PYNATIVE | PYNATIVE_CHOICES | PYNATIVE_DEFAULT | RUNS | GRAPH | OPTION (`mode = ...`)
 
     def describe(self) -> str:
         if self.kind == OPTION:
@@ -51,6 +52,9 @@ class Evidence(NamedTuple):
             return f"{where} selects GRAPH_MODE, and no file selects another mode"
         if self.kind == PYNATIVE:
             return f"{where} selects PYNATIVE_MODE"
+        if self.kind == PYNATIVE_DEFAULT:
+            return (f"{where} takes the mode from a command-line option that is PyNative unless GRAPH is passed, "
+                    f"and no launch script of the project passes it")
         if self.kind == PYNATIVE_CHOICES:
             return f"{where} takes the mode from a command-line option whose choices are PyNative only"
         return f"{where} runs without selecting a mode, and 2.10 starts in PyNative"
@@ -84,6 +88,8 @@ def scan(files: Iterable[str]) -> ProjectMode:
     other_mode = False  # some `set_context(mode=...)` may select another mode
     by_option: List[Tuple[str, int, str]] = []  # (path, row, option name)
     may_compile: Dict[str, bool] = {}  # option name -> may some declaration of it select GRAPH_MODE
+    graph_default: Dict[str, bool] = {}  # option name -> may some declaration of it default to GRAPH_MODE
+    declared_in: Set[str] = set()  # the directories of the files that declare options
     files = list(files)
     if len(files) > _MAX_FILES:
         return ProjectMode()  # too large to say: left as it is
@@ -99,8 +105,10 @@ def scan(files: Iterable[str]) -> ProjectMode:
                 break
             continue  # read on only for the modes selected
         if b"add_argument" in data:
-            for name, may_select_graph in declared_options(data):
+            for name, may_select_graph, may_default_to_graph in declared_options(data):
                 may_compile[name] = may_compile.get(name, False) or may_select_graph
+                graph_default[name] = graph_default.get(name, False) or may_default_to_graph
+                declared_in.add(os.path.dirname(path))
         said = evidence(data, path, chosen)
         if said is None:
             continue
@@ -114,11 +122,30 @@ def scan(files: Iterable[str]) -> ProjectMode:
     if compiles:
         return ProjectMode(None, graph_only)
     for path, row, name in by_option:
-        if may_compile.get(name, True):
+        if not may_compile.get(name, True):
+            kind = PYNATIVE_CHOICES
+        elif name in graph_default and not graph_default[name] and not _launched_with_graph(declared_in, name):
+            kind = PYNATIVE_DEFAULT  # `default="PYNATIVE"`, and no `run.sh` passes `--mode GRAPH`
+        else:
             return ProjectMode(None, graph_only)  # an option that may say GRAPH, or one the project does not declare
         if found is None or found.kind == RUNS:
-            found = Evidence(path, row, PYNATIVE_CHOICES)
+            found = Evidence(path, row, kind)
     return ProjectMode(found, graph_only)
+
+
+def _launched_with_graph(directories: Iterable[str], option: str) -> bool:
+    """Does a shell script beside a declaring file (or in its `scripts/`) pass `--<option> GRAPH`?"""
+    passes = re.compile(rb"--" + re.escape(option.encode()).replace(b"_", b"[_-]") + rb"[=\s]+['\"]?graph", re.I)
+    for directory in directories:
+        for folder in (directory, os.path.join(directory, "scripts")):
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            scripts = [os.path.join(folder, name) for name in names if name.endswith(".sh")]
+            if any(passes.search(data) for _, data in read_each(scripts, 200)):
+                return True
+    return False
 
 
 
@@ -126,11 +153,13 @@ _modes: PerProject[ProjectMode] = PerProject(scan)
 
 _ADD_ARGUMENT = re.compile(rb"\badd_argument\s*\(\s*['\"]--([\w-]+)['\"]")
 _CHOICES = re.compile(rb"\bchoices\s*=\s*[\[(]([^\])]*)[\])]")
+_DEFAULT = re.compile(rb"\bdefault\s*=\s*(['\"])([^'\"]*)\1")
 
 
-def declared_options(data: bytes) -> Iterator[Tuple[str, bool]]:
-    """(name, may select GRAPH_MODE) for each `parser.add_argument("--name", ...)` of a file: it may unless its
-    `choices` are all strings that do not start with "graph" (`choices=["PYNATIVE"]`)."""
+def declared_options(data: bytes) -> Iterator[Tuple[str, bool, bool]]:
+    """(name, may select GRAPH_MODE, may default to it) for each `parser.add_argument("--name", ...)` of a file:
+    it may select it unless its `choices` are all strings that do not start with "graph" (`choices=["PYNATIVE"]`),
+    and default to it unless its `default` is a string starting with "pynative"."""
     for match in _ADD_ARGUMENT.finditer(data):
         arguments = _arguments(data, data.index(b"(", match.start()))
         choices = _CHOICES.search(arguments)
@@ -138,7 +167,9 @@ def declared_options(data: bytes) -> Iterator[Tuple[str, bool]]:
         # every choice a string literal, none of them GRAPH...: the option cannot select GRAPH_MODE
         pynative_only = bool(listed) and all(
             item[:1] in (b"'", b'"') and not item.strip(b"'\"").lower().startswith(b"graph") for item in listed)
-        yield match.group(1).decode().replace("-", "_"), not pynative_only
+        default = _DEFAULT.search(arguments)
+        pynative_default = default is not None and default.group(2).lower().startswith(b"pynative")
+        yield match.group(1).decode().replace("-", "_"), not pynative_only, not pynative_default
 
 
 # Files that mark a project's own directory (a model of a zoo has its README and requirements)
