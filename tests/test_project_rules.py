@@ -274,9 +274,40 @@ SEED_PROJECT = {
             ms.load_param_into_net(net, ms.load_checkpoint(checkpoint))
             return nn.Momentum(net.trainable_params(), 0.1, 0.9)
         """,
+    # a zoo's export of what it trained (arcface's modelarts/start.py): the load is not where training starts
+    "train_then_export.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init
+        from model import Plain
+
+
+        def main(checkpoint):
+            init()
+            net = Plain()
+            optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            ms.load_param_into_net(net, ms.load_checkpoint(checkpoint))
+            return optimizer
+        """,
+    # a model zoo's optional resume: most runs start from each rank's own draw
+    "train_resume.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from mindspore.communication import init
+        from model import Plain
+
+
+        def main(checkpoint=None):
+            init()
+            net = Plain()
+            if checkpoint:
+                ms.load_param_into_net(net, ms.load_checkpoint(checkpoint))
+            return nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        """,
 }
 SEED_WHOLE_PROJECT = {("train_unseeded.py", 6, "MSL053"), ("train_late.py", 8, "MSL053"),
-                      ("run_parallel.py", 6, "MSL053"), ("train_finetune.py", 8, "MSL053")}
+                      ("run_parallel.py", 6, "MSL053"), ("train_finetune.py", 8, "MSL053"),
+                      ("train_resume.py", 8, "MSL053"), ("train_then_export.py", 8, "MSL053")}
 
 CPU_PROJECT = {
     "model.py": MODEL,
@@ -437,7 +468,8 @@ def test_a_script_that_loads_a_checkpoint_gets_a_warning(tmp_path):
         "`init()` starts distributed training in an entry script that never calls `set_seed`: every rank initialises "
         "different weights, unless `load_param_into_net` (line 10) loads every weight from a checkpoint; call "
         "`set_seed(...)` before building the network"))
-    assert found["train_unseeded.py"][0] == "error"
+    assert found["train_unseeded.py"][0] == found["train_resume.py"][0] == "error"
+    assert found["train_then_export.py"][0] == "error"
 
 
 def test_flake8_counts_calls_into_other_modules_as_possible_seeds(tmp_path):

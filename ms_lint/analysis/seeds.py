@@ -70,7 +70,8 @@ class ScriptSeeds:
         self.distributed: List[dict] = []
         self.module_seed = False
         self.broadcast = False
-        self.loads: List[list] = []  # [row, name] of the calls that load a checkpoint into a network
+        self.loads: List[list] = []  # [row, name, scope] of the calls that load a checkpoint into a network
+        self.trains: Dict[str, List[int]] = {}  # scope -> rows of its calls that train (an optimizer built...)
         self.training = os.path.basename(ctx.path).startswith("train")
         self.imports: Set[str] = set()
         # Only an `init()` resolving to mindspore.communication or a `set_auto_parallel_context` call makes a
@@ -128,7 +129,7 @@ class ScriptSeeds:
         return {
             "module": self.module, "entry": self._is_entry(), "training": self.training,
             "broadcast": self.broadcast, "distributed": self.distributed, "module_seed": self.module_seed,
-            "loads": self.loads,
+            "loads": [[row, name] for row, name, scope in self.loads if self._before_training(row, name, scope)],
             "functions": self.functions, "scopes": self.scopes, "init_scope": init_scope,
             "imports": sorted(self.imports), "call_modules": self.call_modules,
             "seed_mentions": sorted(m for m in {*self.imports, *self.call_modules.values()} if self._mentions_seed(m)),
@@ -279,12 +280,27 @@ class ScriptSeeds:
                     self.broadcast = True
                 elif keyword.arg == "parallel_mode" and _parallel_mode(keyword.value):
                     self._distributed(node, scope, "parallel")
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "train":
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "train") or _TRAINING_CALLS.search(last) \
+                or last.endswith("Optimizer") or self._is_optimizer(qualname):
             self.training = True
-        if last in _LOADS:
-            self.loads.append([node.lineno, last])
-        if _TRAINING_CALLS.search(last) or last.endswith("Optimizer") or self._is_optimizer(qualname):
-            self.training = True
+            self.trains.setdefault(scope, []).append(node.lineno)
+        if last in _LOADS and self._unconditional(node):
+            self.loads.append([node.lineno, last, scope])
+
+    def _before_training(self, row: int, name: str, scope: str) -> bool:
+        """A pretrained model's `from_pretrained`, or a load its function follows with training: not the export of
+        what was trained (`load_checkpoint(...)` after `model.train(...)`, or in an export function)."""
+        return name == "from_pretrained" or any(later > row for later in self.trains.get(scope, ()))
+
+    def _unconditional(self, node: ast.AST) -> bool:
+        """Does the call run whenever its function does (no `if` or loop around it there)? A zoo's
+        `if config.pre_trained: load_param_into_net(...)` does not say every run loads a checkpoint."""
+        parent = self.ctx.parent(node)
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(parent, (ast.If, ast.IfExp, ast.For, ast.While, ast.BoolOp)):
+                return False
+            parent = self.ctx.parent(parent)
+        return True
 
     def _kind(self, node: ast.Call, qualname: Optional[str], last: str):
         """("seed", None), ("call", project function), ("maybe_build", name) or (None, None)."""

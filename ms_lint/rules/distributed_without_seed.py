@@ -27,10 +27,11 @@ class DistributedWithoutSeed(Rule):
     into a project module that was not linted counts as a possible seed when that module (or a project module it
     imports) mentions `seed`. How scripts are read: `ms_lint/analysis/seeds.py`. Also silent:
     `parameter_broadcast=True` (rank 0's weights are broadcast), library helpers that call `init()` (not entry
-    scripts). A script that loads a checkpoint into a network (`load_checkpoint`, `load_param_into_net`,
-    `from_pretrained`, `load_state_dict`) gets a warning instead of the error: a checkpoint of every weight makes
-    the ranks start alike, one of a pretrained backbone leaves the new head to each rank's draw, and which it is
-    the source does not show.
+    scripts). A script that loads a checkpoint into a network whenever its function runs (not under an `if` or
+    in a loop), before training in that function (`load_checkpoint`, `load_param_into_net`, `load_state_dict`
+    followed by an optimizer or `.train(...)`; `from_pretrained` anywhere) gets a warning instead of the error: a
+    checkpoint of every weight makes the ranks start alike, one of a pretrained backbone leaves the new head to
+    each rank's draw, and which it is the source does not show.
 
     ## Why it matters in graph mode
     Without a seed every process draws its own initial weights, so the ranks of a data-parallel job start from
