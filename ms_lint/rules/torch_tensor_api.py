@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, Optional
 
 from ms_lint.analysis.walk import enclosing_function
@@ -203,6 +204,11 @@ def _missing(method: str, kind: str, compiled: bool) -> str:
     return f"MindSpore's {owner} has no `{method}` ({where}); {advice[method]}"
 
 
+# MindSpore's optimizers (`nn.Adam`, `experimental.optim.Adam`): Cells that hold a `parameters` tuple
+_OPTIMIZER = re.compile(r"\.optim\.|^mindspore\.nn\.(Momentum|SGD|Adam\w*|Lamb|LARS|RMSProp|Adagrad|FTRL|Lazy\w+|"
+                        r"AdaMax|Adadelta|ASGD|Rprop|Optimizer|Proximal\w+)$")
+
+
 def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
     """Is the receiver built by a known class (`Net()`, or a name every binding of which is such a call) none of
     whose project classes defines `method` (a port's own `def train(self, ...)`)?"""
@@ -215,6 +221,8 @@ def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
             return False
         qualname = ctx.graph.names.qualname(call.func) or ""
         if qualname.startswith("mindspore."):
+            if method == "parameters" and _OPTIMIZER.search(qualname):
+                return False  # an optimizer's `parameters` is its ParameterTuple (measured)
             continue
         summary = ctx.graph.summary_of(qualname)
         if summary is None:

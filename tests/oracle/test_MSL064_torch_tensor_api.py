@@ -113,6 +113,8 @@ def test_cells_lack_pytorchs_module_methods_and_have_the_suggested_ones():
     for present in ("set_train", "trainable_params", "get_parameters", "parameters_and_names", "cells",
                     "name_cells", "cells_and_names", "insert_child_to_cell"):
         assert hasattr(net, present), present
+    optimizer = nn.Adam(net.trainable_params())
+    assert not hasattr(optimizer, "zero_grad") and hasattr(optimizer, "parameters")  # a ParameterTuple
     index = ops.range(0, 4, 1).long()
     assert index.dtype == ms.int64 and not hasattr(index, "cuda")  # `.long()` keeps a MindSpore tensor
 
