@@ -10,10 +10,10 @@ import functools
 import os
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from ms_lint import suppression
-from ms_lint.analysis import compile_context, projects, run_mode
+from ms_lint.analysis import compile_context, projects, run_mode, script_directories
 from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.project import ProjectIndex
@@ -155,7 +155,13 @@ class Linter:
         if not self.settings.config_path:
             root = run_mode.project_root(path)
         config_path = os.path.join(root, "pyproject.toml")
-        return run_mode.of_project(root, lambda top: discover([top], Settings(config_path=config_path)))
+        files_under = functools.partial(_project_files, config_path)
+        mode = run_mode.of_project(root, files_under)
+        if mode.compiles and mode.pynative is None:  # a directory of scripts may still run in PyNative
+            beside = script_directories.runs_in_pynative(path, root, files_under)
+            if beside is not None:
+                return run_mode.ProjectMode(beside)
+        return mode
 
     def cells_and_level(self, tree: ast.Module, source: SourceFile) -> Tuple[Set[str], str]:
         """The names of the Cell classes at the top of a module and the syntax level its graph code compiles at
@@ -296,4 +302,9 @@ def project_compile_context(root: str) -> CompileContext:
     """What the project under `root` sets (syntax level, device target), scanned once per process over the files
     a run would lint there (its pyproject.toml's excludes apply)."""
     config_path = os.path.join(os.path.abspath(root), "pyproject.toml")
-    return compile_context.of_project(root, lambda top: discover([top], Settings(config_path=config_path)))
+    return compile_context.of_project(root, functools.partial(_project_files, config_path))
+
+
+def _project_files(config_path: str, top: str) -> Iterable[str]:
+    """The files a project scan reads under `top`, as a run configured by `config_path` discovers them."""
+    return discover([top], Settings(config_path=config_path))

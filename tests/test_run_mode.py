@@ -335,3 +335,50 @@ def test_a_failure_of_pynative_alone_is_lowered_where_the_project_selects_only_g
     write(tmp_path, {"eval.py": "import mindspore as ms\n\nms.set_context(mode=ms.PYNATIVE_MODE)\n"})
     run_mode.forget_projects()
     assert [severity for severity, _ in lazy_tensor_findings(tmp_path)] == ["warning"]
+
+
+EXAMPLE_MODEL = '''
+    from mindspore import nn
+
+
+    class Block(nn.Cell):
+        def construct(self, x):
+            for _ in range(2):
+                out = x * 2
+            return out
+'''
+RUNS_EXAMPLE = '''
+    from models import Block
+
+    if __name__ == "__main__":
+        print(Block()(1))
+'''
+COMPILES_EXAMPLE = '''
+    import mindspore
+
+    from models import Block
+
+    mindspore.set_context(mode=0)
+    print(Block()(1))
+'''
+
+
+def test_a_directory_of_scripts_runs_as_its_own_scripts_do(tmp_path):
+    """MindSpore-GAN (issue 19's third sample): one example selects GRAPH_MODE, the others run in PyNative."""
+    write(tmp_path, {"README.md": "examples\n", "examples/esrgan/models.py": EXAMPLE_MODEL,
+                     "examples/esrgan/esrgan.py": RUNS_EXAMPLE, "examples/stargan/models.py": EXAMPLE_MODEL,
+                     "examples/stargan/stargan.py": COMPILES_EXAMPLE})
+    (tmp_path / "pyproject.toml").unlink()  # the project is the repository: its README marks it
+    found = {(item["filename"].removeprefix("./"), item["severity"])
+             for item in json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025",
+                                            ".", cwd=tmp_path)[1])}
+    assert found == {("examples/esrgan/models.py", "warning"), ("examples/stargan/models.py", "error")}
+    # a compiling script elsewhere that imports a module only esrgan's directory defines may reach it
+    write(tmp_path, {"examples/esrgan/blocks.py": EXAMPLE_MODEL,
+                     "tools/bench.py": "import mindspore\nimport blocks\nmindspore.set_context(mode=0)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    found = {(item["filename"].removeprefix("./"), item["severity"])
+             for item in json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025",
+                                            ".", cwd=tmp_path)[1])}
+    assert found == {("examples/esrgan/models.py", "error"), ("examples/esrgan/blocks.py", "error"),
+                     ("examples/stargan/models.py", "error")}

@@ -68,6 +68,7 @@ class ProjectMode(NamedTuple):
 
     pynative: Optional[Evidence] = None  # where it shows it never compiles them
     graph_only: Optional[Evidence] = None  # where it selects GRAPH_MODE, when it never selects another mode
+    compiles: bool = False  # some file may compile Cells (`set_context(mode=...)` but PyNative, or `jit`)
 
 
 def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> ProjectMode:
@@ -77,8 +78,11 @@ def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> Projec
 
 def forget_projects() -> None:
     """Scan every project again when next asked (a long-lived process whose files changed: the server)."""
+    from ms_lint.analysis import script_directories  # (it reads files with this module's `evidence`)
+
     _modes.forget()
     _is_project_directory.cache_clear()
+    script_directories.forget()
 
 
 def scan(files: Iterable[str]) -> ProjectMode:
@@ -120,14 +124,14 @@ def scan(files: Iterable[str]) -> ProjectMode:
             found = Evidence(path, said[1], said[0])
     graph_only = None if other_mode else graph
     if compiles:
-        return ProjectMode(None, graph_only)
+        return ProjectMode(None, graph_only, compiles=True)
     for path, row, name in by_option:
         if not may_compile.get(name, True):
             kind = PYNATIVE_CHOICES
         elif name in graph_default and not graph_default[name] and not _launched_with_graph(declared_in, name):
             kind = PYNATIVE_DEFAULT  # `default="PYNATIVE"`, and no `run.sh` passes `--mode GRAPH`
         else:
-            return ProjectMode(None, graph_only)  # an option that may say GRAPH, or one the project does not declare
+            return ProjectMode(None, graph_only, compiles=True)  # an option that may say GRAPH, or an unknown one
         if found is None or found.kind == RUNS:
             found = Evidence(path, row, kind)
     return ProjectMode(found, graph_only)

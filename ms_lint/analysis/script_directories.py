@@ -1,0 +1,80 @@
+"""A directory of scripts outside any package runs as its scripts do (`run_mode` asks for one file's directory).
+
+A repository of independent examples (MindSpore-GAN's `implementations/esrgan/`, `implementations/stargan/`...)
+is one project to the run-mode scan, so one script's `set_context(mode=0)` made every example "may compile". A
+module outside any package is imported by name from its own directory (`from models import *` in `esrgan.py`),
+so the scripts that can run it are the scripts beside it, unless a script elsewhere reaches into the directory:
+when no file of the directory may compile, some script of it runs in PyNative, and no compiling file elsewhere
+imports a module name only this directory defines, the directory runs in PyNative.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from ms_lint.analysis import run_mode
+from ms_lint.analysis.per_project import PerProject, read_each
+
+_MAX_FILES = 2000  # a directory of scripts; a larger one is left as it is
+# bare module names a file imports: `import models`, `from models import *`, `from utils import a, b`
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\w+)[ \t]+import\b|import[ \t]+(\w+))", re.M)
+
+
+def runs_in_pynative(path: str, root: str, files_under: Callable[[str], Iterable[str]]) -> Optional[run_mode.Evidence]:
+    """Where the directory of `path`, not a package, shows it runs in PyNative though its project may compile;
+    None when it does not show it (a directory is read once per process)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        return None
+    if directory not in _directories:
+        _directories[directory] = _directory_mode(directory, root, files_under)
+    return _directories[directory]
+
+
+def forget() -> None:
+    _directories.clear()
+    _compiling.forget()
+
+
+_directories: Dict[str, Optional[run_mode.Evidence]] = {}
+
+
+def _directory_mode(directory: str, root: str, files_under) -> Optional[run_mode.Evidence]:
+    try:
+        names = sorted(name for name in os.listdir(directory) if name.endswith(".py"))
+    except OSError:
+        return None
+    if len(names) > _MAX_FILES:
+        return None
+    found: Optional[run_mode.Evidence] = None
+    for path, data in read_each((os.path.join(directory, name) for name in names), _MAX_FILES):
+        said = run_mode.evidence(data, path)
+        if said is None:
+            continue
+        if said[0] not in (run_mode.RUNS, run_mode.PYNATIVE):
+            return None  # it may compile here, or an option decides
+        if found is None or (found.kind, said[0]) == (run_mode.RUNS, run_mode.PYNATIVE):
+            found = run_mode.Evidence(path, said[1], said[0])
+    if found is None:
+        return None  # no script here: who runs these modules is not known
+    own = {name[:-3] for name in names}
+    for path, imported in _compiling.of(root, files_under):
+        elsewhere = os.path.dirname(path)
+        if elsewhere != directory and any(
+                name in own and not os.path.isfile(os.path.join(elsewhere, name + ".py")) for name in imported):
+            return None  # a compiling script elsewhere may import one of these modules
+    return found
+
+
+def _compiling_files(files: Iterable[str]) -> List[Tuple[str, FrozenSet[str]]]:
+    """(path, bare module names it imports) of each file of a project that may compile Cells."""
+    found = []
+    for path, data in read_each(files, 20000):
+        said = run_mode.evidence(data, path)
+        if said is not None and said[0] == run_mode.COMPILES:
+            found.append((path, frozenset((a or b).decode() for a, b in _IMPORT.findall(data))))
+    return found
+
+
+_compiling: PerProject[List[Tuple[str, FrozenSet[str]]]] = PerProject(_compiling_files)
