@@ -373,12 +373,25 @@ def test_a_directory_of_scripts_runs_as_its_own_scripts_do(tmp_path):
              for item in json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025",
                                             ".", cwd=tmp_path)[1])}
     assert found == {("examples/esrgan/models.py", "warning"), ("examples/stargan/models.py", "error")}
-    # a compiling script elsewhere that imports a module only esrgan's directory defines may reach it
-    write(tmp_path, {"examples/esrgan/blocks.py": EXAMPLE_MODEL,
-                     "tools/bench.py": "import mindspore\nimport blocks\nmindspore.set_context(mode=0)\n"})
+    # a file elsewhere that imports a module only esrgan's directory defines may be on the way from a compiling
+    # script: here a helper of a compiling script
+    write(tmp_path, {"examples/esrgan/blocks.py": EXAMPLE_MODEL, "tools/helpers.py": "import blocks\n",
+                     "tools/bench.py": "import mindspore\nimport helpers\nmindspore.set_context(mode=0)\n"})
     (tmp_path / "pyproject.toml").unlink()
     found = {(item["filename"].removeprefix("./"), item["severity"])
              for item in json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025",
                                             ".", cwd=tmp_path)[1])}
     assert found == {("examples/esrgan/models.py", "error"), ("examples/esrgan/blocks.py", "error"),
                      ("examples/stargan/models.py", "error")}
+
+
+def test_a_directory_imported_by_path_from_a_parent_runs_as_its_importers_do(tmp_path):
+    """A zoo's `src/` without `__init__.py`: `train.py` imports `src.models`; a self-test in `src/` runs alone."""
+    write(tmp_path, {"README.md": "model\n", "src/models.py": EXAMPLE_MODEL, "src/selftest.py": RUNS_EXAMPLE,
+                     "trainer.py": "from src.models import Block\n",
+                     "train.py": "import mindspore\nimport trainer\nmindspore.set_context(mode=0)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    found = {(item["filename"].removeprefix("./"), item["severity"])
+             for item in json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025",
+                                            ".", cwd=tmp_path)[1])}
+    assert found == {("src/models.py", "error")}

@@ -3,9 +3,10 @@
 A repository of independent examples (MindSpore-GAN's `implementations/esrgan/`, `implementations/stargan/`...)
 is one project to the run-mode scan, so one script's `set_context(mode=0)` made every example "may compile". A
 module outside any package is imported by name from its own directory (`from models import *` in `esrgan.py`),
-so the scripts that can run it are the scripts beside it, unless a script elsewhere reaches into the directory:
-when no file of the directory may compile, some script of it runs in PyNative, and no compiling file elsewhere
-imports a module name only this directory defines, the directory runs in PyNative.
+so the scripts that can run it are the scripts beside it, unless a file elsewhere imports it: when no file of the
+directory may compile, some script of it runs in PyNative, and no file outside it imports one of its modules (by
+a name only this directory defines, or a path into it such as `src.models` from a parent), the directory runs in
+PyNative.
 """
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from ms_lint.analysis import run_mode
 from ms_lint.analysis.per_project import PerProject, read_each
 
 _MAX_FILES = 2000  # a directory of scripts; a larger one is left as it is
-# bare module names a file imports: `import models`, `from models import *`, `from utils import a, b`
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\w+)[ \t]+import\b|import[ \t]+(\w+))", re.M)
+# the modules a file imports: `import models`, `from src.models import Net`, `from src import models`
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+))", re.M)
+_LEVELS_UP = 3  # a script that puts its parent on `sys.path` (`tools/train.py`) imports from there
 
 
 def runs_in_pynative(path: str, root: str, files_under: Callable[[str], Iterable[str]]) -> Optional[run_mode.Evidence]:
@@ -34,7 +36,7 @@ def runs_in_pynative(path: str, root: str, files_under: Callable[[str], Iterable
 
 def forget() -> None:
     _directories.clear()
-    _compiling.forget()
+    _imports.forget()
 
 
 _directories: Dict[str, Optional[run_mode.Evidence]] = {}
@@ -59,22 +61,32 @@ def _directory_mode(directory: str, root: str, files_under) -> Optional[run_mode
     if found is None:
         return None  # no script here: who runs these modules is not known
     own = {name[:-3] for name in names}
-    for path, imported in _compiling.of(root, files_under):
-        elsewhere = os.path.dirname(path)
-        if elsewhere != directory and any(
-                name in own and not os.path.isfile(os.path.join(elsewhere, name + ".py")) for name in imported):
-            return None  # a compiling script elsewhere may import one of these modules
+    for path, imported in _imports.of(root, files_under):
+        if os.path.dirname(path) != directory and any(_reaches(path, module, directory, own) for module in imported):
+            return None  # imported from elsewhere, perhaps on the way from a script that compiles
     return found
 
 
-def _compiling_files(files: Iterable[str]) -> List[Tuple[str, FrozenSet[str]]]:
-    """(path, bare module names it imports) of each file of a project that may compile Cells."""
-    found = []
-    for path, data in read_each(files, 20000):
-        said = run_mode.evidence(data, path)
-        if said is not None and said[0] == run_mode.COMPILES:
-            found.append((path, frozenset((a or b).decode() for a, b in _IMPORT.findall(data))))
-    return found
+def _reaches(importer: str, module: str, directory: str, own: set) -> bool:
+    """May `import module` in `importer` load a file of `directory`? From the importer's directory or a parent:
+    `src.models` is `src/models.py` or the namespace `src/models/`; a bare name this directory alone defines may
+    come from it through `sys.path`."""
+    parts = module.split(".")
+    if len(parts) == 1 and parts[0] in own and not os.path.isfile(
+            os.path.join(os.path.dirname(importer), parts[0] + ".py")):
+        return True
+    base = os.path.dirname(importer)
+    for _ in range(_LEVELS_UP + 1):
+        if directory in (os.path.join(base, *parts), os.path.join(base, *parts[:-1])):
+            return True
+        base = os.path.dirname(base)
+    return False
 
 
-_compiling: PerProject[List[Tuple[str, FrozenSet[str]]]] = PerProject(_compiling_files)
+def _imports_of(files: Iterable[str]) -> List[Tuple[str, FrozenSet[str]]]:
+    """(path, the modules it imports) of each file of a project."""
+    return [(path, frozenset((a or b).decode().lstrip(".") for a, b in _IMPORT.findall(data)))
+            for path, data in read_each(files, 20000) if b"import" in data]
+
+
+_imports: PerProject[List[Tuple[str, FrozenSet[str]]]] = PerProject(_imports_of)
