@@ -21,8 +21,9 @@ class DropoutPositionalKeepProb(Rule):
     among it, passes keep probabilities under such names (`final_drop=0.8`, `dropout_ratio = 1.0` in a test
     phase). A warning, for the deprecation only, where it reads as the probability to keep (`keep_prob=0.9`,
     `nn.Dropout(0.9)`, `nn.Dropout(1 - rate)`, a value above 0.5 reaching the name): that code works as intended
-    on 2.10; and where every value is 0.5 (`dropout_ratio = 0.5`): keeping or zeroing half is the same. And a
-    warning, without a fix, for a literal
+    on 2.10, but for a positional literal the message also names `p=<value>`, since a port of PyTorch's
+    `nn.Dropout(0.7)` meant to zero 70 % (WS-VAD, issue 19's third sample); and where every value is 0.5
+    (`dropout_ratio = 0.5`): keeping or zeroing half is the same. And a warning, without a fix, for a literal
     `p=` above 0.5 (`nn.Dropout(p=0.9)` zeroes 90 %, measured): the keep probability of older MindSpore code
     carried into `p` (a community SegFormer head ported with `p=0.9` for PyTorch's dropout of 0.1).
 
@@ -96,6 +97,10 @@ class DropoutPositionalKeepProb(Rule):
         certain = drop_rate and (kept is not None or bool(known))
         if drop_rate:
             meaning = "the first argument is `keep_prob` in MindSpore, not PyTorch's `p`"
+        elif node.args and kept is not None:  # `nn.Dropout(0.7)`: a keep probability, or a port's drop rate
+            meaning = (f"the first argument is `keep_prob`, deprecated in MindSpore 2.10; if {ctx.text(value)} was "
+                       f"meant as PyTorch's probability to zero, write `p={ctx.text(value)}`, else "
+                       f"`p={edits.complement(ctx.text(value))}`")
         else:
             meaning = "works as written, but `keep_prob` is deprecated in MindSpore 2.10: use `p=`"
         if kept is not None and 0 < kept <= 1:
