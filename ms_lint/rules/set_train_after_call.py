@@ -17,8 +17,10 @@ class SetTrainAfterCall(Rule):
     with no `set_train` before the first call. The finding is on the `set_train` call.
 
     Not reported: `set_train(...)` before the first call, `set_train(False)` (a new Cell is already in inference
-    mode), networks that come from elsewhere (function parameters: their first call may have happened after a
-    `set_train`), and modules that never select `GRAPH_MODE` (with `set_context(mode=...)`, or a mode read from
+    mode), a network that is not called itself after `set_train` while a Cell built from it is (`train_net =
+    build_train_net(net)`, then `train_net(x)`: the wrapper compiles its own graph in training mode), networks
+    that come from elsewhere (function parameters: their first call may have happened after a `set_train`), and
+    modules that never select `GRAPH_MODE` (with `set_context(mode=...)`, or a mode read from
     elsewhere): PyNative, MindSpore 2.10's default mode, switches correctly.
 
     ## Why it matters in graph mode
@@ -75,7 +77,7 @@ class SetTrainAfterCall(Rule):
         if isinstance(scope, ast.Lambda):
             return
         first_call = _first_call_before(scope, func.value.id, node)
-        if first_call is not None:
+        if first_call is not None and not _only_wrappers_called_after(scope, func.value.id, node):
             mode = ", ".join(ctx.text(a) for a in (*node.args, *node.keywords))
             yield self.report(ctx, node, net=func.value.id, mode=mode, line=first_call.lineno)
 
@@ -101,6 +103,27 @@ def _first_call_before(scope, name: str, set_train: ast.Call) -> Optional[ast.Ca
         elif kind == "call" and first_call is None:
             first_call = node
     return None
+
+
+def _only_wrappers_called_after(scope, name: str, set_train: ast.Call) -> bool:
+    """After `set_train`, is the network never called itself, but a Cell built from it is (`train_net =
+    build_train_net(net)`, then `train_net(x)`)? The wrapper compiles its own graph, in training mode (measured)."""
+    after = (set_train.lineno, set_train.col_offset)
+    wrappers: Set[str] = set()
+    called: Set[str] = set()
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
+                isinstance(a, ast.Name) and a.id == name for a in ast.walk(node.value) if a is not node.value.func):
+            wrappers.update(t.id for t in node.targets if isinstance(t, ast.Name) and t.id != name)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and (node.lineno, node.col_offset) > after:
+            called.add(node.func.id)
+    return name not in called and bool(called & wrappers)
 
 
 def _events(scope, name: str) -> Iterator[Tuple[Tuple[Any, Any], str, ast.AST]]:

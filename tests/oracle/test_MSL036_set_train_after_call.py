@@ -13,6 +13,14 @@ class Net(nn.Cell):
 
     def construct(self, x):
         return self.bn(x)
+
+class Wrapper(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def construct(self, x):
+        return self.net(x) * 1
 """
 EVAL_OUTPUT = [1.0, 2.0]  # a new BatchNorm in inference mode: identity on the first row
 TRAIN_OUTPUT = [-1.0, -1.0]  # batch-normalised
@@ -63,3 +71,23 @@ def test_pynative_is_the_default_mode():
     done = subprocess.run([sys.executable, "-c", "import mindspore as ms; print(ms.get_context('mode'))"],
                           capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "1"  # ms.PYNATIVE_MODE
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl036_a_wrapper_called_after_set_train_compiles_in_training_mode(oracle, mode):
+    """cambrian's test (issue 19's third sample): the net ran once, then `set_train()`, then a wrapper Cell built
+    from it is called: the wrapper's own graph is compiled in training mode, the BatchNorm updates."""
+    cells = oracle.load(CELLS)
+    net, x = cells.Net(), oracle.tensor([[1.0, 2.0], [2.0, 6.0]])
+    wrapper = cells.Wrapper(net)
+
+    def steps():
+        net(x)
+        net.set_train()
+        wrapper.set_train()
+        first = [round(v, 3) for v in wrapper(x).asnumpy()[0].tolist()]
+        return first, [round(v, 3) for v in net.bn.moving_mean.asnumpy().tolist()]
+
+    outcome = oracle.call(mode, steps)
+    assert outcome.ok, outcome.error
+    assert outcome.value == (TRAIN_OUTPUT, [0.15, 0.4])
