@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 
+from ms_lint.analysis.walk import parent_of
 from ms_lint.rule import Rule
 
 # nn.Cell methods built on generators or OrderedDict walks of the Cell tree (2.10). `untrainable_params` and
@@ -26,7 +27,12 @@ class GeneratorMethodInGraph(Rule):
     `cells_and_names()` and `parameters_and_names()` fail with `RuntimeError: Unsupported expression 'Yield'.`;
     `cells()` and `name_cells()` fail with `RuntimeError: The pointer[node] is null.` (LAX) or `ValueError: When
     handling script '__py_exec_index0_setitem__(...)' ...` (STRICT) as soon as the Cell has two sub-cells (with
-    a single sub-cell they happened to compile). PyNative runs all of them.
+    a single sub-cell they happened to compile). PyNative runs all of them. One form is wrong in every mode, and
+    reported so: a loop that calls each Cell `cells_and_names()` yields (`for name, layer in
+    self.features.cells_and_names(): x = layer(x)`, PyTorch's `named_children()` ported as the wrong walk). It
+    yields the Cell itself first, then every descendant (measured: `SequentialCell`, `Dense`, `ReLU` for a
+    two-layer `SequentialCell`), so the stack runs whole and then layer by layer (an AlexNet of the
+    mindspore-courses collection, issue 19's third sample).
 
     ## Example
     ```python
@@ -63,7 +69,7 @@ class GeneratorMethodInGraph(Rule):
     severity = "error"
     compiled_only = True
     scope = "graph"
-    message = "`{call}()` in graph code reached from `{entry}`: Cell-tree walks fail to compile in graph mode"
+    message = "`{call}()` in graph code reached from `{entry}`: {problem}"
     needles = tuple(f".{name}(" for name in sorted(GENERATOR_METHODS))
     call_names = GENERATOR_METHODS
 
@@ -76,4 +82,23 @@ class GeneratorMethodInGraph(Rule):
             owner = ctx.graph.owner_class(tensors.method())
             if owner is not None and any(func.attr in s.methods for s in ctx.graph.mro(owner)):
                 return  # the class defines its own method of that name: it is compiled like any other
-        yield self.report(ctx, node, call=ctx.text(func))
+        if func.attr == "cells_and_names" and _each_item_called(node):
+            yield self.report(ctx, node, call=ctx.text(func), compiled_only=False, problem=(
+                f"it yields `{ctx.text(func.value)}` itself first, then every Cell below it, so calling each item "
+                f"runs the whole stack and then its layers again, in every mode (PyTorch's `named_modules()` does "
+                f"the same); iterate `{ctx.text(func.value)}.name_cells().items()` for the direct children"))
+            return
+        yield self.report(ctx, node, call=ctx.text(func), problem="Cell-tree walks fail to compile in graph mode")
+
+
+def _each_item_called(call: ast.Call) -> bool:
+    """`for name, layer in self.features.cells_and_names(): x = layer(x)`: the loop calls the Cell it yields."""
+    loop = parent_of(call)
+    if not (isinstance(loop, ast.For) and loop.iter is call):
+        return False
+    target = loop.target
+    cell = target.elts[-1] if isinstance(target, ast.Tuple) and target.elts else target
+    if not isinstance(cell, ast.Name):
+        return False
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == cell.id
+               for stmt in loop.body for node in ast.walk(stmt))

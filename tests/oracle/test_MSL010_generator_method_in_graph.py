@@ -84,3 +84,28 @@ def test_msl010_cell_tree_walks_fail_to_compile(oracle, mode, cell_name):
 def test_msl010_pynative_runs_them(oracle, cell_name):
     cells = oracle.load(CELLS)
     assert oracle.call("pynative", getattr(cells, cell_name)(), oracle.tensor([[1.0, 2.0, 3.0]])).ok
+
+
+STACK = """
+from mindspore import nn
+
+class FeatureStack(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.SequentialCell([nn.Dense(2, 2, weight_init="ones", bias_init="zeros"), nn.ReLU()])
+
+    def construct(self, x):
+        for _, module in self.features.cells_and_names():
+            x = module(x)
+        return x
+"""
+
+
+def test_msl010_cells_and_names_yields_the_stack_first_so_a_loop_calling_each_runs_it_twice(oracle):
+    """Wrong in PyNative too (issue 19's third sample): the items are the SequentialCell, then each layer."""
+    cells = oracle.load(STACK)
+    net = cells.FeatureStack()
+    assert [type(cell).__name__ for _, cell in net.features.cells_and_names()] == ["SequentialCell", "Dense", "ReLU"]
+    outcome = oracle.call("pynative", lambda t: net(t).asnumpy().tolist(), oracle.tensor([[1.0, 2.0]]))
+    assert outcome.ok, outcome.message
+    assert outcome.value == [[6.0, 6.0]]  # dense(dense(x)) = 2 * (1 + 2) * 1: the stack once, then its layers
