@@ -78,11 +78,18 @@ def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> Projec
 
 def forget_projects() -> None:
     """Scan every project again when next asked (a long-lived process whose files changed: the server)."""
-    from ms_lint.analysis import script_directories  # (it reads files with this module's `evidence`)
-
     _modes.forget()
     _is_project_directory.cache_clear()
-    script_directories.forget()
+    for forget in _forgetting:
+        forget()
+
+
+_forgetting: List[Callable[[], None]] = []  # what modules built on this one keep per project (`when_forgetting`)
+
+
+def when_forgetting(forget: Callable[[], None]) -> None:
+    """Call `forget` too when the projects are scanned again (`script_directories` keeps a memo per directory)."""
+    _forgetting.append(forget)
 
 
 def scan(files: Iterable[str]) -> ProjectMode:

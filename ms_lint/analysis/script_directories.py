@@ -90,3 +90,4 @@ def _imports_of(files: Iterable[str]) -> List[Tuple[str, FrozenSet[str]]]:
 
 
 _imports: PerProject[List[Tuple[str, FrozenSet[str]]]] = PerProject(_imports_of)
+run_mode.when_forgetting(forget)
