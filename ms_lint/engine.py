@@ -152,8 +152,7 @@ class Linter:
                 if self.settings.mode == "pynative" else None
         if not self.settings.config_path:
             root = run_mode.project_root(path)
-        config_path = os.path.join(root, "pyproject.toml")
-        return run_mode.of_project(root, lambda top: discover([top], Settings(config_path=config_path)))
+        return run_mode.of_project(root, project_files)
 
     def cells_and_level(self, tree: ast.Module, source: SourceFile) -> Tuple[Set[str], str]:
         """The names of the Cell classes at the top of a module and the syntax level its graph code compiles at
@@ -293,5 +292,9 @@ def _report_crash(rule: Rule, node: ast.AST, ctx: Context, result: FileResult) -
 def project_compile_context(root: str) -> CompileContext:
     """What the project under `root` sets (syntax level, device target), scanned once per process over the files
     a run would lint there (its pyproject.toml's excludes apply)."""
-    config_path = os.path.join(os.path.abspath(root), "pyproject.toml")
-    return compile_context.of_project(root, lambda top: discover([top], Settings(config_path=config_path)))
+    return compile_context.of_project(root, project_files)
+
+
+def project_files(root: str) -> List[str]:
+    """The files under `root` as a run configured there would find them: what the project scans read."""
+    return discover([root], Settings(config_path=os.path.join(root, "pyproject.toml")))

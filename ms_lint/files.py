@@ -34,24 +34,28 @@ def discover(paths: Iterable[str], settings: Settings, force_exclude: bool = Fal
     for path in paths:
         if force_exclude and filters.excluded_path(path):
             continue
-        for file in _walk(path, filters):
-            key = os.path.realpath(file)
+        for file, key in _walk(path, filters):
             if key not in seen:
                 seen.add(key)
                 found.append(file)
     return found
 
 
-def _walk(path: str, filters: "Filters") -> Iterator[str]:
+def _walk(path: str, filters: "Filters") -> Iterator[Tuple[str, str]]:
+    """(file, its real path) of each file to lint under `path`."""
     if not os.path.isdir(path):
-        yield path  # a missing or unreadable file is reported by the linter
+        yield path, os.path.realpath(path)  # a missing or unreadable file is reported by the linter
         return
     for directory, subdirectories, files in os.walk(path, followlinks=False):
         subdirectories[:] = sorted(d for d in subdirectories if not filters.skips_directory(os.path.join(directory, d)))
+        real_directory = None
         for name in sorted(files):
             file = os.path.join(directory, name)
             if name.endswith(LINTED_SUFFIXES) and not filters.excluded(file, is_dir=False):
-                yield file
+                if real_directory is None:
+                    real_directory = os.path.realpath(directory)
+                # the directory resolved once: only a file that is itself a link needs resolving on its own
+                yield file, os.path.realpath(file) if os.path.islink(file) else os.path.join(real_directory, name)
 
 
 class Filters:

@@ -3,9 +3,14 @@ from __future__ import annotations
 
 import os
 from itertools import islice
-from typing import Callable, Dict, Generic, Iterable, Iterator, Tuple, TypeVar
+from typing import Callable, Dict, Generic, Iterable, Iterator, List, Tuple, TypeVar
 
 T = TypeVar("T")
+FilesUnder = Callable[[str], Iterable[str]]
+
+# `files_under(root)` by (root, files_under): the compile-context and run-mode scans of a project are given the same
+# function (the engine's), so its files are discovered once for both
+_files: Dict[Tuple[str, FilesUnder], List[str]] = {}
 
 
 class PerProject(Generic[T]):
@@ -16,15 +21,19 @@ class PerProject(Generic[T]):
         self._scan = scan
         self._found: Dict[str, T] = {}
 
-    def of(self, root: str, files_under: Callable[[str], Iterable[str]]) -> T:
+    def of(self, root: str, files_under: FilesUnder) -> T:
         """The fact of the project under `root`: `files_under(root)` gives its files, as the run discovers them."""
         root = os.path.abspath(root)
         if root not in self._found:
-            self._found[root] = self._scan(files_under(root))
+            files = _files.get((root, files_under))
+            if files is None:
+                files = _files[root, files_under] = list(files_under(root))
+            self._found[root] = self._scan(files)
         return self._found[root]
 
     def forget(self) -> None:
         self._found.clear()
+        _files.clear()
 
 
 def read_each(files: Iterable[str], limit: int) -> Iterator[Tuple[str, bytes]]:

@@ -1,0 +1,60 @@
+"""What the eleventh round's shortcuts rely on (docs/performance.md): discovery resolves real paths per directory,
+and the project scans share one discovery per root."""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from ms_lint import engine, files
+from ms_lint.analysis import compile_context, per_project, run_mode
+from ms_lint.settings import Settings
+
+
+def _tree(tmp_path):
+    """Files, a linked file, a linked directory and a file reached twice: what real paths deduplicate."""
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for name in ("pkg/a.py", "pkg/sub/b.py", "pkg/sub/c.pyi", "pkg/notes.txt"):
+        (tmp_path / name).write_text("x = 1\n")
+    os.symlink(tmp_path / "pkg" / "a.py", tmp_path / "pkg" / "link.py")
+    os.symlink(tmp_path / "pkg" / "sub", tmp_path / "pkg" / "linked_sub")
+    (tmp_path / "other").mkdir()
+    os.symlink(tmp_path / "pkg" / "sub" / "b.py", tmp_path / "other" / "b_again.py")
+    return tmp_path
+
+
+def test_discovery_keys_are_the_real_paths(tmp_path):
+    root = _tree(tmp_path)
+    settings = Settings(config_path=str(root / "pyproject.toml"))
+    for paths in ([str(root)], [str(root / "pkg"), str(root / "other")], [str(root / "other"), str(root / "pkg")],
+                  [str(root / "pkg" / "linked_sub"), str(root / "pkg" / "sub" / "b.py")], ["missing.py"]):
+        walked = [pair for path in paths for pair in files._walk(path, files.Filters(settings))]
+        assert [key for _, key in walked] == [os.path.realpath(file) for file, _ in walked]
+        # what `discover` gave when it resolved each file on its own
+        seen, expected = set(), []
+        for file, _ in walked:
+            if os.path.realpath(file) not in seen:
+                seen.add(os.path.realpath(file))
+                expected.append(file)
+        assert files.discover(paths, settings) == expected
+
+
+def test_the_project_scans_share_one_discovery_per_root(tmp_path, monkeypatch):
+    root = _tree(tmp_path)
+    compile_context.forget_projects()
+    run_mode.forget_projects()
+    asked, discovered = [], engine.project_files
+
+    def counted(top):
+        asked.append(top)
+        return discovered(top)
+
+    monkeypatch.setattr(engine, "project_files", counted)
+    linter = engine.Linter(Settings(config_path=str(root / "pyproject.toml")))
+    context = linter.compile_context(str(root / "pkg" / "a.py"))
+    assert asked == [str(root)]
+    # the same files as each scan discovering them itself
+    expected = files.discover([str(root)], Settings(config_path=str(root / "pyproject.toml")))
+    compile_context.forget_projects()
+    run_mode.forget_projects()
+    assert per_project._files == {}
+    assert context == replace(compile_context.scan(expected), pynative_source=run_mode.scan(expected))
