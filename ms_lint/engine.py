@@ -16,6 +16,7 @@ from ms_lint import suppression
 from ms_lint.analysis import compile_context, projects, run_mode
 from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.per_project import Keep
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.catalog import all_rules, pylint_message
 from ms_lint.dispatch import Dispatch, NeedleSearch, calls_only, hooked_kinds, run_hooks
@@ -142,7 +143,7 @@ class Linter:
         else:
             return CompileContext()  # in-memory source with no project around it
         context = CompileContext() if self.settings.syntax_level and self.settings.target \
-            else project_compile_context(root)
+            else project_compile_context(root, self.index.keep)
         pynative = self._runs_in_pynative(path, root)
         return replace(context, pynative_source=pynative) if pynative else context
 
@@ -152,7 +153,7 @@ class Linter:
                 if self.settings.mode == "pynative" else None
         if not self.settings.config_path:
             root = run_mode.project_root(path)
-        return run_mode.of_project(root, project_files)
+        return run_mode.of_project(root, project_files, self.index.keep)
 
     def cells_and_level(self, tree: ast.Module, source: SourceFile) -> Tuple[Set[str], str]:
         """The names of the Cell classes at the top of a module and the syntax level its graph code compiles at
@@ -289,10 +290,10 @@ def _report_crash(rule: Rule, node: ast.AST, ctx: Context, result: FileResult) -
                                   f"({rule.name}):\n{traceback.format_exc()}")
 
 
-def project_compile_context(root: str) -> CompileContext:
+def project_compile_context(root: str, keep: Optional[Keep] = None) -> CompileContext:
     """What the project under `root` sets (syntax level, device target), scanned once per process over the files
     a run would lint there (its pyproject.toml's excludes apply)."""
-    return compile_context.of_project(root, project_files)
+    return compile_context.of_project(root, project_files, keep)
 
 
 def project_files(root: str) -> List[str]:

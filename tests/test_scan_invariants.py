@@ -58,3 +58,54 @@ def test_the_project_scans_share_one_discovery_per_root(tmp_path, monkeypatch):
     run_mode.forget_projects()
     assert per_project._files == {}
     assert context == replace(compile_context.scan(expected), pynative_source=run_mode.scan(expected))
+
+
+TRAIN = '''\
+import mindspore as ms
+import numpy as np
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return np.exp(x)
+
+
+net = Net()
+ms.set_context(device_target="CPU")
+
+
+@ms.jit
+def step(x):
+    return net(x)
+'''
+
+
+def _lint(root, keep_scanned_trees: bool, monkeypatch):
+    """The findings on the project under `root`, as the CLI lints it, and the files the linter parsed itself."""
+    compile_context.forget_projects()
+    run_mode.forget_projects()
+    linter = engine.Linter(Settings(select=("ALL",)))
+    if not keep_scanned_trees:
+        monkeypatch.setattr(linter.index, "keep", lambda path, source, tree: None)
+    paths = files.discover([str(root)], Settings())
+    for path in paths:
+        linter.index.add_file(path)
+    parsed = []
+    real_parse = engine.parse
+    monkeypatch.setattr(engine, "parse", lambda source: parsed.append(source.path) or real_parse(source))
+    results = [linter.lint_path(path) for path in paths]
+    monkeypatch.setattr(engine, "parse", real_parse)
+    return [d for result in results for d in result.diagnostics], parsed
+
+
+def test_a_tree_the_project_scans_parsed_is_linted_as_if_parsed_again(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("import numpy as np\n")  # linted first: the scans run then
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)  # both scans parse it
+    kept, parsed_with = _lint(tmp_path / "pkg", True, monkeypatch)
+    again, parsed_without = _lint(tmp_path / "pkg", False, monkeypatch)
+    assert kept == again and kept
+    assert str(tmp_path / "pkg" / "train.py") in parsed_without
+    assert str(tmp_path / "pkg" / "train.py") not in parsed_with

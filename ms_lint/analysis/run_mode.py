@@ -22,7 +22,7 @@ import os
 import re
 from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
-from ms_lint.analysis.per_project import PerProject, read_each
+from ms_lint.analysis.per_project import Keep, PerProject, read_each
 from ms_lint.source import SourceError, decode, package_root, parse
 
 COMPILES, PYNATIVE, RUNS, OPTION = "compiles", "pynative", "runs", "option"
@@ -53,10 +53,11 @@ class Evidence(NamedTuple):
 _MAX_FILES = 20000
 
 
-def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> Optional[Evidence]:
+def of_project(root: str, files_under: Callable[[str], Iterable[str]],
+               keep: Optional[Keep] = None) -> Optional[Evidence]:
     """Where the project under `root` shows it runs in PyNative, or None when some file may compile its Cells or
-    nothing shows how it runs (scanned once per process)."""
-    return _modes.of(root, files_under)
+    nothing shows how it runs (scanned once per process; the trees it parses go to `keep`)."""
+    return _modes.of(root, files_under, keep)
 
 
 def forget_projects() -> None:
@@ -65,7 +66,7 @@ def forget_projects() -> None:
     _is_project_directory.cache_clear()
 
 
-def scan(files: Iterable[str]) -> Optional[Evidence]:
+def scan(files: Iterable[str], keep: Optional[Keep] = None) -> Optional[Evidence]:
     found: Optional[Evidence] = None
     by_option: List[Tuple[str, int, str]] = []  # (path, row, option name)
     may_compile: Dict[str, bool] = {}  # option name -> may some declaration of it select GRAPH_MODE
@@ -76,7 +77,7 @@ def scan(files: Iterable[str]) -> Optional[Evidence]:
         if b"add_argument" in data:
             for name, graph in declared_options(data):
                 may_compile[name] = may_compile.get(name, False) or graph
-        said = evidence(data, path)
+        said = evidence(data, path, keep)
         if said is None:
             continue
         if said[0] == COMPILES:
@@ -155,7 +156,7 @@ _JIT_NAMES = frozenset({"jit", "ms_function"})
 _BUILTINS = frozenset(dir(builtins))
 
 
-def evidence(data: bytes, path: str) -> Optional[Tuple[str, int]]:
+def evidence(data: bytes, path: str, keep: Optional[Keep] = None) -> Optional[Tuple[str, int]]:
     """What one file says of the mode, with its row: (COMPILES | PYNATIVE | BY_OPTION + name | RUNS, row), or
     None."""
     pynative: Optional[Tuple[str, int]] = None
@@ -168,7 +169,7 @@ def evidence(data: bytes, path: str) -> Optional[Tuple[str, int]]:
             if mode is not None and pynative is None:  # PYNATIVE, or BY_OPTION: the scan decides
                 pynative = (mode, row)
     if (b"jit" in data or b"ms_function" in data) and _JIT.search(data):
-        jit_row = _jit_calling_cells(data, path)
+        jit_row = _jit_calling_cells(data, path, keep)
         if jit_row is not None:
             return COMPILES, jit_row
     if pynative is not None:
@@ -221,14 +222,17 @@ def _top_level_value(rest: bytes) -> bytes:
     return rest
 
 
-def _jit_calling_cells(data: bytes, path: str) -> Optional[int]:
+def _jit_calling_cells(data: bytes, path: str, keep: Optional[Keep]) -> Optional[int]:
     """The row of a `jit` whose function may call a Cell (a compiled training step), or None. A function is taken
     to call no Cell when each of its calls is of a module attribute (`ops.add`), a method of a value (`x.sum()`),
     a builtin or a function of the module: MindNLP's `@jit` helpers over tensors."""
     try:
-        tree = parse(decode(data, path))
+        source = decode(data, path)
+        tree = parse(source)
     except SourceError:
         return None
+    if keep is not None:
+        keep(path, source, tree)  # (read only here)
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     modules = _module_names(tree)
     for node in ast.walk(tree):
