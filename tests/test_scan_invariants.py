@@ -2,7 +2,9 @@
 and the project scans share one discovery per root."""
 from __future__ import annotations
 
+import ast
 import os
+import textwrap
 from dataclasses import replace
 
 from ms_lint import engine, files
@@ -109,3 +111,25 @@ def test_a_tree_the_project_scans_parsed_is_linted_as_if_parsed_again(tmp_path, 
     assert kept == again and kept
     assert str(tmp_path / "pkg" / "train.py") in parsed_without
     assert str(tmp_path / "pkg" / "train.py") not in parsed_with
+
+
+def test_the_walks_calls_are_every_call_of_the_module():
+    """MSL036 reads `set_context` calls from the calls the module's walk indexed, instead of an `ast.walk`: the same
+    calls (decorators, defaults, lambdas, comprehensions, f-strings, nested classes included)."""
+    from tests.test_performance_invariants import _contexts
+
+    source = textwrap.dedent('''
+        import mindspore as ms
+        @ms.jit(capture_mode=f"{ms.set_context(mode=0)}")
+        def f(x=ms.set_context(mode=ms.PYNATIVE_MODE), *, y=lambda: [ms.set_context(mode=mode) for _ in "a"]):
+            class C:
+                z = {k: ms.set_context(mode=k) for k in (1,)}
+            return f"{ms.set_context(**x)!r}"
+    ''')
+    checked = 0
+    for graph, ctx in _contexts(source):
+        assert graph.walk.of_kind(ctx.tree, ast.Call) == sorted(
+            (node for node in ast.walk(ctx.tree) if isinstance(node, ast.Call)),
+            key=graph.walk.order.index)
+        checked += 1
+    assert checked > 50
