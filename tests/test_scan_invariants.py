@@ -133,3 +133,45 @@ def test_the_walks_calls_are_every_call_of_the_module():
             key=graph.walk.order.index)
         checked += 1
     assert checked > 50
+
+
+QUALNAME_SOURCE = textwrap.dedent('''
+    import mindspore as ms
+    from mindspore import nn, ops
+    from .layers import *
+
+    def f(x, np=None):
+        import numpy as np2
+        y = np2.exp(x) + ops.add(x, x) + len(x) + self.g(x) + np.sum(x) + Dense(2, 2)
+        def inner(z):
+            from mindspore import numpy as mnp
+            return mnp.ones(z) + np2.zeros(z) + ops.mul(z, z)
+        return inner(y).asnumpy()
+
+    def g(x):
+        from torch import *
+        return tensor(x) + nn.ReLU()(x)
+
+    class Net(nn.Cell):
+        def construct(self, x, ops=None):
+            return ops.add(x, x) + ms.ops.sub(x, x) + (lambda v: v.sum() + print(v))(x)
+''')
+
+
+def test_qualname_skips_only_names_no_import_binds():
+    """`Names.qualname` answers None at once for a name no import of the module or of any def binds, without
+    finding the def around it: what resolving it in its scope, with the def's locals, gives, for every name and
+    attribute of the fixtures."""
+    from ms_lint.analysis.walk import enclosing_function
+    from tests.test_performance_invariants import _contexts
+
+    checked = 0
+    for (graph, _), (exact, _) in zip(_contexts(QUALNAME_SOURCE), _contexts(QUALNAME_SOURCE)):
+        for node, twin in zip(graph.walk.order, exact.walk.order):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                around = enclosing_function(twin)
+                expected = exact.imports.qualname(twin) if around is None else \
+                    exact.names.imports_of(around).qualname(twin, exact.names.local_names(around))
+                assert graph.names.qualname(node) == expected, ast.unparse(node)
+                checked += 1
+    assert checked > 10_000
