@@ -175,3 +175,20 @@ def test_qualname_skips_only_names_no_import_binds():
                 assert graph.names.qualname(node) == expected, ast.unparse(node)
                 checked += 1
     assert checked > 10_000
+
+
+def test_the_sweep_finds_the_def_or_lambda_around_each_call():
+    """MSL054 takes each call's def or lambda from one sweep of the walk (`with_enclosing_def(..., lambdas=True)`):
+    `enclosing_function` of every call of the fixtures (decorators, defaults, lambdas, nested defs)."""
+    from ms_lint.analysis.walk import enclosing_function
+    from tests.test_performance_invariants import _contexts
+
+    checked = 0
+    for graph, _ in _contexts(QUALNAME_SOURCE):
+        swept = list(graph.walk.with_enclosing_def(ast.Call, lambdas=True))
+        assert [call for call, _ in swept] == graph.walk.of_kind(graph.tree, ast.Call)
+        for call, function in swept:
+            assert function is enclosing_function(call), ast.unparse(call)
+            checked += 1
+    assert checked > 1_000
+

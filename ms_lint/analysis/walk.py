@@ -206,13 +206,14 @@ class ModuleWalk:
         found.sort()
         return found
 
-    def with_enclosing_def(self, kind: type) -> Iterator[Tuple[ast.AST, Optional[ast.AST]]]:
+    def with_enclosing_def(self, kind: type, lambdas: bool = False) -> Iterator[Tuple[ast.AST, Optional[ast.AST]]]:
         """Every node of class `kind` (one of `INDEXED_KINDS`) in the module, in preorder, with the innermost
-        def around it (a lambda is not a def; a call in a def's decorators or defaults is the def's), found by
-        sweeping the recorded positions and spans instead of climbing parent links."""
+        def around it (a lambda is not a def unless `lambdas`: then it is `enclosing_function`'s answer; a call in
+        a def's decorators or defaults is the def's), found by sweeping the recorded positions and spans instead
+        of climbing parent links."""
         order = self.order
-        defs = sorted((start, end, node) for node, (start, end) in self._spans.items()
-                      if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef)
+        kinds = FUNCTIONS if lambdas else (ast.FunctionDef, ast.AsyncFunctionDef)
+        defs = sorted((start, end, node) for node, (start, end) in self._spans.items() if node.__class__ in kinds)
         around: List[Tuple[int, int, ast.AST]] = []  # the defs open at the current position, innermost last
         following = 0
         for position in self._positions[kind]:

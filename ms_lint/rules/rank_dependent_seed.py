@@ -114,11 +114,11 @@ class RankDependentSeed(Rule):
         seed_names = {"set_seed"} | {local for local, qualname in ctx.graph.imports.names.items()
                                      if qualname in GLOBAL_SEEDS}
         depends: dict = {}  # scope -> _may_depend, asked once per scope instead of once per call
-        for node in ctx.walk.of_kind(ctx.tree, ast.Call):
+        # each call with the def or lambda around it from one sweep of the walk (not a climb per call)
+        for node, function in ctx.walk.with_enclosing_def(ast.Call, lambdas=True):
             seed = _seed_argument(ctx, node) if seeds and spelled_name(node.func) in seed_names else None
             if seed is None and (not passes or not node.args and not node.keywords):
                 continue
-            function = enclosing_function(node)
             if seed is None:
                 scope = function or ctx.tree
                 may = depends.get(scope)
