@@ -91,7 +91,7 @@ class Linter:
             compile_context = self.compile_context(source.path)
             # the walk notes where the nodes are that the rules which may run here look at; the needles of module
             # rules are searched now (MSL065 hooks every name), the others' once their scope is known
-            has_needles = NeedleSearch(source.text)
+            has_needles = NeedleSearch(source.text, suppression.lowered_text(source.text))
             hooked = hooked_kinds(tuple(rule for rule in rules if rule.scope != "module"
                                          or rule in self._calls_only or has_needles(rule)))
             graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,

@@ -63,6 +63,7 @@ class Filters:
 
     def __init__(self, settings: Settings):
         self.root = os.path.abspath(settings.root)
+        self._inside = self.root if self.root.endswith(os.sep) else self.root + os.sep  # how paths under it start
         self.spec = PathSpec((*(settings.exclude or DEFAULT_EXCLUDES), *settings.extend_exclude))
         self.gitignore = GitIgnore() if settings.respect_gitignore else None
 
@@ -97,8 +98,11 @@ class Filters:
 
     def _relative(self, path: str) -> Optional[str]:
         """`path` relative to the project root, `/`-separated; None if it is outside."""
+        absolute = os.path.abspath(path)
+        if absolute.startswith(self._inside) and absolute != self.root:  # what the walk meets: no `relpath`
+            return absolute[len(self._inside):].replace(os.sep, "/")
         try:
-            relative = os.path.relpath(os.path.abspath(path), self.root)
+            relative = os.path.relpath(absolute, self.root)
         except ValueError:  # another drive (Windows)
             return None
         if relative == os.pardir or relative.startswith(os.pardir + os.sep):

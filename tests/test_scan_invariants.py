@@ -192,3 +192,45 @@ def test_the_sweep_finds_the_def_or_lambda_around_each_call():
             checked += 1
     assert checked > 1_000
 
+
+def test_a_path_under_the_root_is_cut_as_relpath_cuts_it(tmp_path, monkeypatch):
+    """`Filters._relative` cuts a path under the project root without `os.path.relpath`: the same answer for paths
+    inside, outside, at the root, with `..`, `.` and doubled separators, relative and absolute, and a root of `/`."""
+    monkeypatch.chdir(tmp_path)
+
+    def by_relpath(root, path):
+        relative = os.path.relpath(os.path.abspath(path), root)
+        return None if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
+
+    for root in (str(tmp_path / "proj"), str(tmp_path / "proj") + "/", "/", str(tmp_path)):
+        filters = files.Filters(Settings(config_path=os.path.join(root, "pyproject.toml")))
+        for path in ("proj/a.py", "proj", "proj/", "proj/sub/../b.py", "proj/./c.py", "proj//d/e.py", "projx/a.py",
+                     "other/a.py", "..", str(tmp_path / "proj" / "f.py"), str(tmp_path), "/", "/etc/passwd"):
+            assert filters._relative(path) == by_relpath(filters.root, path), (root, path)
+
+
+def test_needles_searched_lowered_first_are_found_as_before():
+    """`NeedleSearch` searches needles that differ only in case (MSL098's `noqa`) once in the lowered text first:
+    for every rule, the answer of searching the text alone, on the fixtures and texts spelling them in any case."""
+    import pathlib
+
+    from ms_lint.catalog import all_rules
+    from ms_lint.dispatch import NeedleSearch
+    from ms_lint.suppression import lowered_text
+
+    rules = [rule() for rule in all_rules()]
+    texts = [p.read_text(encoding="utf-8") for p in sorted((pathlib.Path(__file__).parent.parent / "fixtures")
+                                                           .glob("*.py"))]
+    texts += ["x = 1  # noqa", "x = 1  # NOQA: MSL001", "# Noqa", "# nOqA", "# no qa", "", "İ NOQA", "K noqa"]
+    for text in texts:
+        for rule in rules:
+            assert NeedleSearch(text, lowered_text(text))(rule) == NeedleSearch(text)(rule), (rule.code, text[:40])
+
+
+def test_rows_spelling_a_word_are_kept_for_the_last_text():
+    from ms_lint.analysis import walk
+
+    texts = ["import a\nx = 1\nimport b\n", "y = 2\r\nimport c\r\n", "z = 3\rimport d\n", "no imports here"]
+    for text in texts + texts[::-1] + [texts[0] + ""]:
+        for word in ("import", "x", "import"):
+            assert walk.rows_spelling(text, word) == walk._rows_spelling(text, word)

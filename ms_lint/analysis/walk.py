@@ -356,7 +356,23 @@ _REVERSED_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node class -> `child
 
 
 def rows_spelling(text: str, word: str) -> List[int]:
-    """The rows of the lines of `text` that hold `word`, in order (rows as the parser counts them)."""
+    """The rows of the lines of `text` that hold `word`, in order (rows as the parser counts them). The last
+    text's answers are kept: `Names` and `imported_files` both ask for a module's `import` rows (not to be
+    changed by the caller)."""
+    global _rows_kept
+    kept = _rows_kept
+    if kept[0] is not text:
+        kept = _rows_kept = (text, {})  # one assignment: threads see the old pair or the new one
+    rows = kept[1].get(word)
+    if rows is None:
+        rows = kept[1][word] = _rows_spelling(text, word)
+    return rows
+
+
+_rows_kept: Tuple[Optional[str], Dict[str, List[int]]] = (None, {})
+
+
+def _rows_spelling(text: str, word: str) -> List[int]:
     if "\r" in text and text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too (CRLF: as LF)
         return [row for row, line in enumerate(re.split(r"\r\n|\r|\n", text), 1) if word in line]
     rows: List[int] = []
