@@ -89,9 +89,13 @@ class NumpyInGraph(Rule):
     needles = ("numpy", "scipy")
 
     def visit_call(self, node: ast.Call, ctx):
+        """The findings of a NumPy or SciPy call, None for the other calls (most: no generator is made)."""
         qualname = ctx.names.qualname(node.func)
         if not framework.is_host_numeric(qualname) or qualname.startswith("numpy.random."):
-            return  # numpy.random is MSL004 (frozen at compile time)
+            return None  # numpy.random is MSL004 (frozen at compile time)
+        return self._findings(node, ctx, qualname)
+
+    def _findings(self, node: ast.Call, ctx, qualname: str):
         tensors = ctx.tensors(node)
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if not any(tensors.derives(a) and not _held_array(tensors, a)
