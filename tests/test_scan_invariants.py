@@ -1,5 +1,5 @@
-"""What the eleventh round's shortcuts rely on (docs/performance.md): discovery resolves real paths per directory,
-and the project scans share one discovery per root."""
+"""What the eleventh round's shortcuts rely on (docs/performance.md): each gives what the form it replaces gave
+(discovery and the project scans, trees the scans parsed, the walk's calls, name resolution, needle searches)."""
 from __future__ import annotations
 
 import ast
