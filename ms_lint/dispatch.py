@@ -147,19 +147,36 @@ class CallHooks:
 
 
 class NeedleSearch:
-    """Does a module's text hold one of a rule's needles (`Rule.needles`)? Each rule's search done once."""
+    """Does a module's text hold one of a rule's needles (`Rule.needles`)? Each rule's search done once. Needles
+    that differ only in case (`noqa`, `NOQA`, `Noqa`) are first searched once in the lowered text, when the
+    caller has it: none of them is in the text if their lowered form is not in that."""
 
-    __slots__ = ("text", "_found")
+    __slots__ = ("text", "lowered", "_found")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, lowered: Optional[str] = None):
         self.text = text
+        self.lowered = lowered  # `text.lower()`, or None
         self._found: Dict[Rule, bool] = {}
 
     def __call__(self, rule: Rule) -> bool:
         found = self._found.get(rule)
         if found is None:
-            found = self._found[rule] = not rule.needles or any(needle in self.text for needle in rule.needles)
+            needles, lowered = rule.needles, self.lowered
+            if not needles:
+                found = True
+            elif lowered is not None and (folded := _folded(needles)) and not any(n in lowered for n in folded):
+                found = False
+            else:
+                found = any(needle in self.text for needle in needles)
+            self._found[rule] = found
         return found
+
+
+@functools.lru_cache(maxsize=None)
+def _folded(needles: Tuple[str, ...]) -> Optional[Tuple[str, ...]]:
+    """The needles lowered, when that makes fewer of them; else None (searching them lowered would not pay)."""
+    folded = tuple(dict.fromkeys(needle.lower() for needle in needles))
+    return folded if len(folded) < len(needles) else None
 
 
 def calls_only(rule: Type[Rule]) -> bool:

@@ -10,12 +10,13 @@ import functools
 import os
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ms_lint import suppression
 from ms_lint.analysis import compile_context, projects, run_mode, script_directories
 from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.per_project import Keep
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.catalog import all_rules, pylint_message
 from ms_lint.dispatch import Dispatch, NeedleSearch, calls_only, hooked_kinds, run_hooks
@@ -90,7 +91,7 @@ class Linter:
             compile_context = self.compile_context(source.path)
             # the walk notes where the nodes are that the rules which may run here look at; the needles of module
             # rules are searched now (MSL065 hooks every name), the others' once their scope is known
-            has_needles = NeedleSearch(source.text)
+            has_needles = NeedleSearch(source.text, suppression.lowered_text(source.text))
             hooked = hooked_kinds(tuple(rule for rule in rules if rule.scope != "module"
                                          or rule in self._calls_only or has_needles(rule)))
             graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
@@ -142,7 +143,7 @@ class Linter:
         else:
             return CompileContext()  # in-memory source with no project around it
         context = CompileContext() if self.settings.syntax_level and self.settings.target \
-            else project_compile_context(root)
+            else project_compile_context(root, self.index.keep)
         mode = self._run_mode(path, root)
         return replace(context, pynative_source=mode.pynative, graph_only_source=mode.graph_only) \
             if mode.pynative or mode.graph_only else context
@@ -154,11 +155,9 @@ class Linter:
                 else run_mode.ProjectMode(None, said)
         if not self.settings.config_path:
             root = run_mode.project_root(path)
-        config_path = os.path.join(root, "pyproject.toml")
-        files_under = functools.partial(_project_files, config_path)
-        mode = run_mode.of_project(root, files_under)
+        mode = run_mode.of_project(root, project_files, self.index.keep)
         if mode.compiles and mode.pynative is None:  # a directory of scripts may still run in PyNative
-            beside = script_directories.runs_in_pynative(path, root, files_under)
+            beside = script_directories.runs_in_pynative(path, root, project_files)
             if beside is not None:
                 return run_mode.ProjectMode(beside)
         return mode
@@ -298,13 +297,12 @@ def _report_crash(rule: Rule, node: ast.AST, ctx: Context, result: FileResult) -
                                   f"({rule.name}):\n{traceback.format_exc()}")
 
 
-def project_compile_context(root: str) -> CompileContext:
+def project_compile_context(root: str, keep: Optional[Keep] = None) -> CompileContext:
     """What the project under `root` sets (syntax level, device target), scanned once per process over the files
     a run would lint there (its pyproject.toml's excludes apply)."""
-    config_path = os.path.join(os.path.abspath(root), "pyproject.toml")
-    return compile_context.of_project(root, functools.partial(_project_files, config_path))
+    return compile_context.of_project(root, project_files, keep)
 
 
-def _project_files(config_path: str, top: str) -> Iterable[str]:
-    """The files a project scan reads under `top`, as a run configured by `config_path` discovers them."""
-    return discover([top], Settings(config_path=config_path))
+def project_files(root: str) -> List[str]:
+    """The files under `root` as a run configured there would find them: what the project scans read."""
+    return discover([root], Settings(config_path=os.path.join(root, "pyproject.toml")))

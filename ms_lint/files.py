@@ -34,24 +34,28 @@ def discover(paths: Iterable[str], settings: Settings, force_exclude: bool = Fal
     for path in paths:
         if force_exclude and filters.excluded_path(path):
             continue
-        for file in _walk(path, filters):
-            key = os.path.realpath(file)
+        for file, key in _walk(path, filters):
             if key not in seen:
                 seen.add(key)
                 found.append(file)
     return found
 
 
-def _walk(path: str, filters: "Filters") -> Iterator[str]:
+def _walk(path: str, filters: "Filters") -> Iterator[Tuple[str, str]]:
+    """(file, its real path) of each file to lint under `path`."""
     if not os.path.isdir(path):
-        yield path  # a missing or unreadable file is reported by the linter
+        yield path, os.path.realpath(path)  # a missing or unreadable file is reported by the linter
         return
     for directory, subdirectories, files in os.walk(path, followlinks=False):
         subdirectories[:] = sorted(d for d in subdirectories if not filters.skips_directory(os.path.join(directory, d)))
+        real_directory = None
         for name in sorted(files):
             file = os.path.join(directory, name)
             if name.endswith(LINTED_SUFFIXES) and not filters.excluded(file, is_dir=False):
-                yield file
+                if real_directory is None:
+                    real_directory = os.path.realpath(directory)
+                # the directory resolved once: only a file that is itself a link needs resolving on its own
+                yield file, os.path.realpath(file) if os.path.islink(file) else os.path.join(real_directory, name)
 
 
 class Filters:
@@ -59,6 +63,7 @@ class Filters:
 
     def __init__(self, settings: Settings):
         self.root = os.path.abspath(settings.root)
+        self._inside = self.root if self.root.endswith(os.sep) else self.root + os.sep  # how paths under it start
         self.spec = PathSpec((*(settings.exclude or DEFAULT_EXCLUDES), *settings.extend_exclude))
         self.gitignore = GitIgnore() if settings.respect_gitignore else None
 
@@ -93,8 +98,11 @@ class Filters:
 
     def _relative(self, path: str) -> Optional[str]:
         """`path` relative to the project root, `/`-separated; None if it is outside."""
+        absolute = os.path.abspath(path)
+        if absolute.startswith(self._inside) and absolute != self.root:  # what the walk meets: no `relpath`
+            return absolute[len(self._inside):].replace(os.sep, "/")
         try:
-            relative = os.path.relpath(os.path.abspath(path), self.root)
+            relative = os.path.relpath(absolute, self.root)
         except ValueError:  # another drive (Windows)
             return None
         if relative == os.pardir or relative.startswith(os.pardir + os.sep):

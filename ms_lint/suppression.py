@@ -62,7 +62,7 @@ class Suppressions:
 
 def may_skip_file(text: str) -> bool:
     """False when no comment of `text` can skip the whole file: `parse` may then wait for a first diagnostic."""
-    lowered = _lowered(text)
+    lowered = lowered_text(text)
     if lowered is not None and "skip-file" not in lowered and "flake8" not in lowered:
         return False
     return _MAY_SKIP_FILE.search(text) is not None
@@ -70,7 +70,7 @@ def may_skip_file(text: str) -> bool:
 
 def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
     result = Suppressions()
-    lowered = _lowered(text)
+    lowered = lowered_text(text)
     if not (any(word in lowered for word in _MARKER_WORDS) if lowered is not None else _MARKERS.search(text)):
         return result
     blocks: Optional[_Blocks] = None  # built for the first block-scoped disable
@@ -122,7 +122,7 @@ def parse(text: str, tree: Optional[ast.Module]) -> Suppressions:
 def noqa_comments(text: str, tree: Optional[ast.Module]) -> List[Tuple[int, int, int, List[str]]]:
     """(row, start, end, codes) of each `# noqa: CODES` comment (`start`..`end`: the columns of its `# noqa...`
     part), in row order; bare `# noqa` and `# flake8: noqa` are left out."""
-    lowered = _lowered(text)
+    lowered = lowered_text(text)
     if lowered is not None and "noqa" not in lowered:
         return []  # most modules (MSL098 asks about every one): no line split and searched for markers
     found = []
@@ -141,10 +141,11 @@ def _names(text: Optional[str]) -> Set[str]:
     return {ALL if n.lower() == "all" else n for n in names}
 
 
-def _lowered(text: str) -> Optional[str]:
+def lowered_text(text: str) -> Optional[str]:
     """`text` lowered, where a substring search in it finds all that a case-insensitive regex would: not when
     it holds one of the four non-ASCII characters such a regex matches to an ASCII letter (then None). The last
-    text's is kept: the engine asks about each module twice (`may_skip_file`, then MSL098's `noqa_comments`)."""
+    text's is kept: the engine asks about each module three times (`may_skip_file`, the rules' needles
+    (`NeedleSearch`), then MSL098's `noqa_comments`)."""
     global _last_lowered
     last = _last_lowered
     if last[0] is text:
@@ -157,7 +158,7 @@ def _lowered(text: str) -> Optional[str]:
     return lowered
 
 
-_last_lowered: Tuple[Optional[str], Optional[str]] = (None, None)  # (text, `_lowered(text)`) of the last text
+_last_lowered: Tuple[Optional[str], Optional[str]] = (None, None)  # (text, `lowered_text(text)`) of the last text
 
 
 def _marked_comments(text: str, tree: Optional[ast.Module]) -> List[Tuple[int, int, str, bool]]:

@@ -23,7 +23,7 @@ from typing import Any, Callable, FrozenSet, Iterable, List, Optional, Set, Tupl
 
 from ms_lint import store
 from ms_lint.analysis import run_mode
-from ms_lint.analysis.per_project import PerProject, read_each
+from ms_lint.analysis.per_project import Keep, PerProject, read_each
 from ms_lint.analysis.walk import spelled_name
 from ms_lint.source import SourceError, decode, parse, walk
 
@@ -154,7 +154,7 @@ def _own_level_settings(function: ast.AST) -> List[Tuple[Any, str]]:
     return sorted(found, key=lambda item: item[0].lineno)
 
 
-def scan(files: Iterable[str]) -> CompileContext:
+def scan(files: Iterable[str], keep: Optional[Keep] = None) -> CompileContext:
     """The context the given files set. STRICT anywhere wins (the strictest level the code will meet); the
     first target found wins."""
     level = target = None
@@ -166,7 +166,7 @@ def scan(files: Iterable[str]) -> CompileContext:
             flags.update(flag_names(data.decode("utf-8", errors="replace")))
         if not any(needle.encode() in data for needle in _NEEDLES) or not _MAY_SET.search(data):
             continue
-        found_facts = _stored_facts(path, data)
+        found_facts = _stored_facts(path, data, keep)
         if found_facts is None:
             continue
         levels, targets = found_facts
@@ -189,7 +189,7 @@ def keep_facts_in(directory: Optional[str]) -> None:
     _facts_directory = directory
 
 
-def _stored_facts(path: str, data: bytes) -> Optional[ModuleFacts]:
+def _stored_facts(path: str, data: bytes, keep: Optional[Keep]) -> Optional[ModuleFacts]:
     """`facts_of_module` of the file, from the store when its content was parsed before; None if unparsable."""
     directory = _facts_directory
     entry = None
@@ -202,9 +202,12 @@ def _stored_facts(path: str, data: bytes) -> Optional[ModuleFacts]:
         except (OSError, ValueError, TypeError):
             pass
     try:
-        tree = parse(decode(data, path))
+        source = decode(data, path)
+        tree = parse(source)
     except SourceError:
         return None
+    if keep is not None:
+        keep(path, source, tree)  # (read only here)
     found = facts_of_module(tree)
     if entry is not None:
         try:
@@ -229,10 +232,11 @@ def flag_names(text: str) -> FrozenSet[str]:
 _contexts: PerProject[CompileContext] = PerProject(scan)
 
 
-def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> CompileContext:
-    """The context of the project under `root` (scanned once per process). The root is the directory of the
-    pyproject.toml that configures ms_lint, else the linted file's top package: never an unbounded tree."""
-    return _contexts.of(root, files_under)
+def of_project(root: str, files_under: Callable[[str], Iterable[str]], keep: Optional[Keep] = None) -> CompileContext:
+    """The context of the project under `root` (scanned once per process; the trees it parses go to `keep`). The
+    root is the directory of the pyproject.toml that configures ms_lint, else the linted file's top package: never
+    an unbounded tree."""
+    return _contexts.of(root, files_under, keep)
 
 
 def forget_projects() -> None:

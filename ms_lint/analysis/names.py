@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ms_lint.analysis.imports import ImportMap
 from ms_lint.analysis.walk import FunctionNode, ModuleWalk, enclosing_function, rows_spelling
@@ -36,21 +36,26 @@ class Names:
         """What `expr` names through the imports in scope (memoised: most rules ask about every call)."""
         found: Any = self._qualnames.get(expr, _UNKNOWN)
         if found is _UNKNOWN:
-            function = enclosing_function(expr)
-            if function is None:
-                found = self.imports.qualname(expr)
+            root = expr
+            while root.__class__ is ast.Attribute:
+                root = root.value
+            # a name no import binds names nothing, local or not (`self.f()`, `x.view()` are most calls): neither
+            # the function around it (a climb up the tree) nor whether it is a local is needed; a def's imports
+            # bind it nowhere when no def imports that name (or `*`)
+            in_defs = self._names_imported_in_defs()
+            if root.__class__ is not ast.Name or (root.id not in in_defs and "*" not in in_defs
+                                                  and self.imports.resolve(root.id) is None):
+                found = None
             else:
-                imports = self.imports_of(function)
-                root = expr
-                while root.__class__ is ast.Attribute:
-                    root = root.value
-                # a name no import binds names nothing, local or not: whether it is a local is asked only of the
-                # others (`self.f()`, `x.view()` are most calls)
-                if root.__class__ is not ast.Name or imports.resolve(root.id) is None \
-                        or self.is_local(function, root.id):
-                    found = None
+                function = enclosing_function(expr)
+                if function is None:
+                    found = self.imports.qualname(expr)
                 else:
-                    found = imports.qualname(expr)
+                    imports = self.imports_of(function)
+                    if imports.resolve(root.id) is None or self.is_local(function, root.id):
+                        found = None
+                    else:
+                        found = imports.qualname(expr)
             self._qualnames[expr] = found
         return found
 
@@ -90,12 +95,17 @@ class Names:
         return (name,) if last == name else (name, last)
 
     def _names_imported_in_defs(self) -> FrozenSet[str]:
-        """The names an import in the body of some def of the module binds."""
+        """The names an import in the body of some def of the module binds, and `*` if one is a star import (a
+        SyntaxError to compile, yet parsed: it may bind any name)."""
         if self._def_imports is None:
-            self._def_imports = frozenset(
-                name for scope in self.walk.scopes() if scope.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef)
-                and self.spells_import(scope) and (imports := self.imports_of(scope)) is not self.imports
-                for name in imports.names)
+            names: Set[str] = set()
+            for scope in self.walk.scopes():
+                if scope.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef) and self.spells_import(scope) \
+                        and (imports := self.imports_of(scope)) is not self.imports:
+                    names.update(imports.names)
+                    if imports.stars:
+                        names.add("*")
+            self._def_imports = frozenset(names)
         return self._def_imports
 
     def last_name(self, expr: ast.AST) -> Optional[str]:

@@ -336,7 +336,7 @@ class ProjectIndex:
             tree = parse(source)
             built = summarize(tree, name, path, star_source=self.star_exports, canonical=self.canonical)
             built.detach(self._class_node)
-            self._keep(path, source, tree)
+            self.keep(path, source, tree)
             summary: Optional[ModuleSummary] = built
         except (SourceError, RecursionError):
             summary = None
@@ -344,13 +344,13 @@ class ProjectIndex:
             self._by_path[path] = summary
         return summary
 
-    def _keep(self, path: str, source: SourceFile, tree: ast.Module) -> None:
-        """Keep the tree of a file the run will lint (a lookup read it first), for `take_tree`."""
+    def keep(self, path: str, source: SourceFile, tree: ast.Module) -> None:
+        """Keep the tree of a file the run will lint (a lookup or a project scan read it first), for `take_tree`."""
         with self._lock:
             if self._absolute_files is None:
                 self._absolute_files = {os.path.abspath(file) for file in self._files}
             path = os.path.abspath(path)
-            if path not in self._absolute_files or len(source.text) > self._KEPT_CHARACTERS:
+            if path not in self._absolute_files or path in self._kept or len(source.text) > self._KEPT_CHARACTERS:
                 return
             self._kept[path] = (source, tree)
             self._kept_characters += len(source.text)

@@ -20,7 +20,12 @@ IMPORTS = "imports"  # the key of a file's imported project files among its fact
 
 def imported_files(ctx) -> List[str]:
     """The absolute paths of the project files the module's import statements (anywhere in it) reach, including
-    the packages an import runs on the way (`import a.b` runs `a/__init__.py`)."""
+    the packages an import runs on the way (`import a.b` runs `a/__init__.py`). Found once per module (the engine
+    and MSL068 ask)."""
+    return list(ctx.memo(imported_files, lambda: _imported_files(ctx)))
+
+
+def _imported_files(ctx) -> List[str]:
     rows = rows_spelling(ctx.source.text, "import")
     if not rows:
         return []

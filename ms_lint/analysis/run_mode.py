@@ -26,7 +26,7 @@ import os
 import re
 from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from ms_lint.analysis.per_project import PerProject, read_each
+from ms_lint.analysis.per_project import Keep, PerProject, read_each
 from ms_lint.source import SourceError, decode, package_root, parse
 
 COMPILES, PYNATIVE, RUNS, OPTION, GRAPH = "compiles", "pynative", "runs", "option", "graph"
@@ -71,9 +71,11 @@ class ProjectMode(NamedTuple):
     compiles: bool = False  # some file may compile Cells (`set_context(mode=...)` but PyNative, or `jit`)
 
 
-def of_project(root: str, files_under: Callable[[str], Iterable[str]]) -> ProjectMode:
-    """How the project under `root` runs its Cells (scanned once per process)."""
-    return _modes.of(root, files_under)
+def of_project(root: str, files_under: Callable[[str], Iterable[str]],
+               keep: Optional[Keep] = None) -> ProjectMode:
+    """How the project under `root` runs its Cells (scanned once per process; the trees it parses go to
+    `keep`)."""
+    return _modes.of(root, files_under, keep)
 
 
 def forget_projects() -> None:
@@ -92,7 +94,7 @@ def when_forgetting(forget: Callable[[], None]) -> None:
     _forgetting.append(forget)
 
 
-def scan(files: Iterable[str]) -> ProjectMode:
+def scan(files: Iterable[str], keep: Optional[Keep] = None) -> ProjectMode:
     found: Optional[Evidence] = None
     compiles = False
     graph: Optional[Evidence] = None  # the first `set_context(mode=GRAPH_MODE)`
@@ -120,7 +122,7 @@ def scan(files: Iterable[str]) -> ProjectMode:
                 may_compile[name] = may_compile.get(name, False) or may_select_graph
                 graph_default[name] = graph_default.get(name, False) or may_default_to_graph
                 declared_in.add(os.path.dirname(path))
-        said = evidence(data, path, chosen)
+        said = evidence(data, path, chosen, keep)
         if said is None:
             continue
         if said[0] == COMPILES:
@@ -228,9 +230,10 @@ _JIT_NAMES = frozenset({"jit", "ms_function"})
 _BUILTINS = frozenset(dir(builtins))
 
 
-def evidence(data: bytes, path: str, chosen: Optional[List[Tuple[str, int]]] = None) -> Optional[Tuple[str, int]]:
+def evidence(data: bytes, path: str, chosen: Optional[List[Tuple[str, int]]] = None,
+             keep: Optional[Keep] = None) -> Optional[Tuple[str, int]]:
     """What one file says of the mode, with its row: (COMPILES | PYNATIVE | BY_OPTION + name | RUNS, row), or
-    None. `chosen`: the file's `selections`, when the caller has them."""
+    None. `chosen`: the file's `selections`, when the caller has them; `keep` takes a tree parsed here."""
     pynative: Optional[Tuple[str, int]] = None
     if chosen is None:
         chosen = list(selections(data)) if b"set_context" in data else []
@@ -240,7 +243,7 @@ def evidence(data: bytes, path: str, chosen: Optional[List[Tuple[str, int]]] = N
         if pynative is None:  # PYNATIVE, or BY_OPTION: the scan decides
             pynative = (mode, row)
     if (b"jit" in data or b"ms_function" in data) and _JIT.search(data):
-        jit_row = _jit_calling_cells(data, path)
+        jit_row = _jit_calling_cells(data, path, keep)
         if jit_row is not None:
             return COMPILES, jit_row
     if pynative is not None:
@@ -306,14 +309,17 @@ def _top_level_value(rest: bytes) -> bytes:
     return rest
 
 
-def _jit_calling_cells(data: bytes, path: str) -> Optional[int]:
+def _jit_calling_cells(data: bytes, path: str, keep: Optional[Keep]) -> Optional[int]:
     """The row of a `jit` whose function may call a Cell (a compiled training step), or None. A function is taken
     to call no Cell when each of its calls is of a module attribute (`ops.add`), a method of a value (`x.sum()`),
     a builtin or a function of the module: MindNLP's `@jit` helpers over tensors."""
     try:
-        tree = parse(decode(data, path))
+        source = decode(data, path)
+        tree = parse(source)
     except SourceError:
         return None
+    if keep is not None:
+        keep(path, source, tree)  # (read only here)
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     modules = _module_names(tree)
     for node in ast.walk(tree):

@@ -83,8 +83,8 @@ def _reaches(importer: str, module: str, directory: str, own: set) -> bool:
     return False
 
 
-def _imports_of(files: Iterable[str]) -> List[Tuple[str, FrozenSet[str]]]:
-    """(path, the modules it imports) of each file of a project."""
+def _imports_of(files: Iterable[str], keep=None) -> List[Tuple[str, FrozenSet[str]]]:
+    """(path, the modules it imports) of each file of a project (read as text: no tree for `keep`)."""
     return [(path, frozenset((a or b).decode().lstrip(".") for a, b in _IMPORT.findall(data)))
             for path, data in read_each(files, 20000) if b"import" in data]
 

@@ -206,13 +206,14 @@ class ModuleWalk:
         found.sort()
         return found
 
-    def with_enclosing_def(self, kind: type) -> Iterator[Tuple[ast.AST, Optional[ast.AST]]]:
+    def with_enclosing_def(self, kind: type, lambdas: bool = False) -> Iterator[Tuple[ast.AST, Optional[ast.AST]]]:
         """Every node of class `kind` (one of `INDEXED_KINDS`) in the module, in preorder, with the innermost
-        def around it (a lambda is not a def; a call in a def's decorators or defaults is the def's), found by
-        sweeping the recorded positions and spans instead of climbing parent links."""
+        def around it (a lambda is not a def unless `lambdas`: then it is `enclosing_function`'s answer; a call in
+        a def's decorators or defaults is the def's), found by sweeping the recorded positions and spans instead
+        of climbing parent links."""
         order = self.order
-        defs = sorted((start, end, node) for node, (start, end) in self._spans.items()
-                      if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef)
+        kinds = FUNCTIONS if lambdas else (ast.FunctionDef, ast.AsyncFunctionDef)
+        defs = sorted((start, end, node) for node, (start, end) in self._spans.items() if node.__class__ in kinds)
         around: List[Tuple[int, int, ast.AST]] = []  # the defs open at the current position, innermost last
         following = 0
         for position in self._positions[kind]:
@@ -355,7 +356,23 @@ _REVERSED_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node class -> `child
 
 
 def rows_spelling(text: str, word: str) -> List[int]:
-    """The rows of the lines of `text` that hold `word`, in order (rows as the parser counts them)."""
+    """The rows of the lines of `text` that hold `word`, in order (rows as the parser counts them). The last
+    text's answers are kept: `Names` and `imported_files` both ask for a module's `import` rows (not to be
+    changed by the caller)."""
+    global _rows_kept
+    kept = _rows_kept
+    if kept[0] is not text:
+        kept = _rows_kept = (text, {})  # one assignment: threads see the old pair or the new one
+    rows = kept[1].get(word)
+    if rows is None:
+        rows = kept[1][word] = _rows_spelling(text, word)
+    return rows
+
+
+_rows_kept: Tuple[Optional[str], Dict[str, List[int]]] = (None, {})
+
+
+def _rows_spelling(text: str, word: str) -> List[int]:
     if "\r" in text and text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too (CRLF: as LF)
         return [row for row, line in enumerate(re.split(r"\r\n|\r|\n", text), 1) if word in line]
     rows: List[int] = []

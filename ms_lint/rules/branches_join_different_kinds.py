@@ -86,10 +86,13 @@ class BranchesJoinDifferentKinds(Rule):
 
     def _decision(self, node, ctx, assigns: bool):
         """An `if` (or `while`) on tensor data: the returns it leads to, then (an `if`) the names both sides
-        assign."""
+        assign; None for the other tests (most: no generator is made for them)."""
         tensors = ctx.tensors(node)
         if not _decided_at_run_time(node.test, tensors):
-            return
+            return None
+        return self._decided(node, ctx, tensors, assigns)
+
+    def _decided(self, node, ctx, tensors, assigns: bool):
         found = self._returns_mismatch(ctx, tensors, node)
         if found is not None:
             yield self.report(ctx, node.test, **self._fields(ctx, node, found, "returned"))

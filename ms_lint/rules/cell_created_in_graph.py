@@ -97,9 +97,13 @@ class CellCreatedInGraph(Rule):
     insertions_compose = True  # unique hoisted names across the module (`_attribute_name`)
 
     def visit_call(self, node: ast.Call, ctx):
+        """The findings of a call of a Cell class, None for the other calls (most: no generator is made)."""
         qualname = ctx.names.qualname(node.func)
         if not (qualname and ctx.graph.is_cell_class(qualname)):
-            return
+            return None
+        return self._findings(node, ctx, qualname)
+
+    def _findings(self, node: ast.Call, ctx, qualname: str):
         layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
         severity, consequence = None, ("its weights are not registered (never trained) and its random "
                                        "initialisation is frozen at compile time")

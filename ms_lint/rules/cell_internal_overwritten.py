@@ -98,9 +98,14 @@ class CellInternalOverwritten(Rule):
                 yield self._shadowing(ctx, node, node.args[1].value, cls, "`setattr`")
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
+        if node.name != "bprop":
+            return None  # most defs (a plain return: no generator for them)
+        return self._bprop(node, ctx)
+
+    def _bprop(self, node: ast.FunctionDef, ctx):
         parent = ctx.parent(node)
         cell = ctx.graph.cells.get(parent) if isinstance(parent, ast.ClassDef) else None
-        if node.name != "bprop" or cell is None or cell.assumed or node.args.vararg:
+        if cell is None or cell.assumed or node.args.vararg:
             return
         construct = next((s for summary in ctx.graph.mro(cell.summary) if summary.node is not None
                           for s in summary.node.body if isinstance(s, ast.FunctionDef) and s.name == "construct"),

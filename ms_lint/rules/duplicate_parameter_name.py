@@ -80,9 +80,13 @@ class DuplicateParameterName(Rule):
                               consequence=_EVERY_MODE.format(name=name))
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
-        """A `@jit` function given two Parameters named alike, as arguments or from the scope around it."""
+        """A `@jit` function given two Parameters named alike, as arguments or from the scope around it (None for
+        the other defs: no generator is made for them)."""
         if not any(entry.kind == "jit" for entry in ctx.graph.compiled.get(node, ())):
-            return
+            return None
+        return self._jit_findings(node, ctx)
+
+    def _jit_findings(self, node: ast.FunctionDef, ctx):
         scope = enclosing_function(node) or ctx.tree
         named = _parameters_named(ctx, scope)
         if len(named) < 2:

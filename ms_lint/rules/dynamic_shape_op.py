@@ -69,12 +69,16 @@ class DynamicShapeOp(Rule):
     call_names = _DYNAMIC_OPS
 
     def visit_subscript(self, node: ast.Subscript, ctx):
+        """The findings of a subscript, None for those ruled out (most: no generator is made for them)."""
         if not isinstance(node.ctx, ast.Load):
-            return  # `x[mask] = v` keeps the shape of x
+            return None  # `x[mask] = v` keeps the shape of x
         index = node.slice
         slices = index.elts if isinstance(index, ast.Tuple) else [index]
         if not _may_be_mask(index) and not any(_has_computed_bound(part) for part in slices):
-            return  # `x[0]`, `x[:, 1:-1]`, `x[i, j]`: spares the tensor analysis of most subscripts
+            return None  # `x[0]`, `x[:, 1:-1]`, `x[i, j]`: spares the tensor analysis of most subscripts
+        return self._subscript_findings(node, ctx, index, slices)
+
+    def _subscript_findings(self, node: ast.Subscript, ctx, index: ast.expr, slices: list):
         if index.__class__ is ast.Name and not _may_name_mask(ctx, node, index.id):
             return  # `x[i]`: a name is a mask only through a binding to a mask form (`_is_mask`)
         tensors = ctx.tensors(node)

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import List, Optional
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function
 from ms_lint.fixing import edits
-from ms_lint.rule import Fix, Rule
+from ms_lint.rule import Diagnostic, Fix, Rule
 
 # Modules every call of which reads host state (clock, entropy, RNG state).
 FROZEN_MODULES = ("random.", "numpy.random.", "time.", "uuid.", "secrets.")
@@ -76,24 +76,27 @@ class FrozenHostCallInGraph(Rule):
     needles = ("random", "time", "uuid", "secrets", "datetime", "os.", "environ", "getenv", "open", "load",
                "input", "fromfile")
 
-    def visit_call(self, node: ast.Call, ctx):
+    # both hooks return a list or None, not a generator: they run on every call and subscript of graph code
+    def visit_call(self, node: ast.Call, ctx) -> Optional[List[Diagnostic]]:
         qualname = ctx.names.qualname(node.func)
         if not qualname:
-            return
+            return None
         if qualname in _SEEDING:
-            return  # sets the generator's state once, at compile time: no draw is frozen
+            return None  # sets the generator's state once, at compile time: no draw is frozen
         if qualname.startswith(FROZEN_MODULES) or qualname in FROZEN_CALLS or qualname.startswith("os.environ."):
             if qualname.startswith(("numpy.random.", "random.")) and _seeded_before(ctx, node):
-                return  # re-seeded before every draw: PyNative draws the same values at every call too
+                return None  # re-seeded before every draw: PyNative draws the same values at every call too
             shown = ctx.text(node)
             if len(shown) > 40 or "\n" in shown:
                 shown = f"{ctx.text(node.func)}(...)"
-            yield self.report(ctx, node, call=shown, consequence=_consequence(qualname),
-                              fix=self._fix(ctx, node, qualname))
+            return [self.report(ctx, node, call=shown, consequence=_consequence(qualname),
+                                fix=self._fix(ctx, node, qualname))]
+        return None
 
-    def visit_subscript(self, node: ast.Subscript, ctx):
+    def visit_subscript(self, node: ast.Subscript, ctx) -> Optional[List[Diagnostic]]:
         if isinstance(node.ctx, ast.Load) and ctx.names.qualname(node.value) == "os.environ":
-            yield self.report(ctx, node, call=ctx.text(node), consequence=_consequence("os.environ"))
+            return [self.report(ctx, node, call=ctx.text(node), consequence=_consequence("os.environ"))]
+        return None
 
     @staticmethod
     def _fix(ctx, node: ast.Call, qualname: str) -> Optional[Fix]:

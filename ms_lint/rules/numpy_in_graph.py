@@ -89,9 +89,13 @@ class NumpyInGraph(Rule):
     needles = ("numpy", "scipy")
 
     def visit_call(self, node: ast.Call, ctx):
+        """The findings of a NumPy or SciPy call, None for the other calls (most: no generator is made)."""
         qualname = ctx.names.qualname(node.func)
         if not framework.is_host_numeric(qualname) or qualname.startswith("numpy.random."):
-            return  # numpy.random is MSL004 (frozen at compile time)
+            return None  # numpy.random is MSL004 (frozen at compile time)
+        return self._findings(node, ctx, qualname)
+
+    def _findings(self, node: ast.Call, ctx, qualname: str):
         tensors = ctx.tensors(node)
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if not any(tensors.derives(a) and not _held_array(tensors, a)
@@ -110,17 +114,18 @@ class NumpyInGraph(Rule):
         yield self.report(ctx, node, what=f"{library} call `{shown}` on tensor data",
                           consequence=self.level_note(ctx, node), fix=self._fix(ctx, node, qualname))
 
-    def visit_bin_op(self, node: ast.BinOp, ctx):
+    def visit_bin_op(self, node: ast.BinOp, ctx):  # a list or None: no generator for every operation
         if isinstance(ctx.parent(node), ast.BinOp):
-            return  # one report for a whole `a + b + c` chain, from its outermost operation
+            return None  # one report for a whole `a + b + c` chain, from its outermost operation
         operands = list(_arithmetic_operands(node))
         tensors = ctx.tensors(node)
         # the array first: rare, and cheaper to rule out than tensor data
         if any(tensors.is_ndarray(o) for o in operands) and any(
                 tensors.is_graph_tensor(o) and not _numpy_value(tensors, o) for o in operands):
-            yield self.report(ctx, node, severity="error", compiled_only=False,
-                              what="arithmetic between a tensor and a NumPy array",
-                              consequence="raises TypeError at run time in every mode")
+            return [self.report(ctx, node, severity="error", compiled_only=False,
+                                what="arithmetic between a tensor and a NumPy array",
+                                consequence="raises TypeError at run time in every mode")]
+        return None
 
     def _fix(self, ctx, node: ast.Call, qualname: str) -> Optional[Fix]:
         if not qualname.startswith("numpy.") or qualname.count(".") != 1:

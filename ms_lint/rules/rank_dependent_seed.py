@@ -4,7 +4,7 @@ import ast
 import functools
 import itertools
 import re
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.locations import locate_in
@@ -114,11 +114,11 @@ class RankDependentSeed(Rule):
         seed_names = {"set_seed"} | {local for local, qualname in ctx.graph.imports.names.items()
                                      if qualname in GLOBAL_SEEDS}
         depends: dict = {}  # scope -> _may_depend, asked once per scope instead of once per call
-        for node in ctx.walk.of_kind(ctx.tree, ast.Call):
+        # each call with the def or lambda around it from one sweep of the walk (not a climb per call)
+        for node, function in ctx.walk.with_enclosing_def(ast.Call, lambdas=True):
             seed = _seed_argument(ctx, node) if seeds and spelled_name(node.func) in seed_names else None
             if seed is None and (not passes or not node.args and not node.keywords):
                 continue
-            function = enclosing_function(node)
             if seed is None:
                 scope = function or ctx.tree
                 may = depends.get(scope)
@@ -181,29 +181,38 @@ def _spells_dependence(ctx, scope) -> bool:
     if scope is ctx.tree:
         spelled = any(needle in ctx.source.text for needle in _DEPENDENT_NEEDLES)
     else:
-        # a function's text can hold a needle only if its lines do: they are searched in place, between their
-        # offsets in the module's text (cutting out each function's text to search it was 1 % of a run); the
-        # text itself only where they hold one
-        starts = ctx.memo(_line_starts, lambda: _line_starts(ctx.source.text))
-        text = ctx.source.text
-        spelled = (starts is None or any(text.find(needle, starts[scope.lineno - 1], starts[scope.end_lineno]) >= 0
-                                         for needle in _DEPENDENT_NEEDLES)) \
-            and any(needle in ctx.text(scope) for needle in _DEPENDENT_NEEDLES)
+        spelled = _holds_needle(ctx, scope)
     if spelled:
         return True
     dependent = ctx.memo(_spells_dependence, lambda: frozenset(
         target.id for statement in ctx.tree.body if isinstance(statement, ast.Assign)
-        and any(needle in ctx.text(statement.value) for needle in _DEPENDENT_NEEDLES)
+        and _holds_needle(ctx, statement.value)
         for target in statement.targets if isinstance(target, ast.Name)))
     return bool(dependent) and any(name in dependent for name in ctx.walk.nodes_of(scope).loads)
 
 
-def _line_starts(text: str) -> Optional[List[int]]:
-    """Where each line of `text` starts, and its length last (`starts[row - 1]`..`starts[row]`: row's line with its
-    end); None for text with a lone CR, whose lines the parser counts otherwise."""
-    if "\r" in text and text.count("\r") != text.count("\r\n"):
+def _holds_needle(ctx, node: Any) -> bool:  # a def, a lambda or an expression
+    """Does the node's text hold a needle? Only if its lines do: they are searched in place, between their offsets
+    in the module's text (cutting out each function's text to search it was 1 % of a run); the text itself only
+    where they hold one."""
+    starts = ctx.memo(_line_starts, lambda: _line_starts(ctx.source))
+    text = ctx.source.text
+    return (starts is None or any(text.find(needle, starts[node.lineno - 1], starts[node.end_lineno]) >= 0
+                                  for needle in _DEPENDENT_NEEDLES)) \
+        and any(needle in ctx.text(node) for needle in _DEPENDENT_NEEDLES)
+
+
+def _line_starts(source) -> Optional[List[int]]:
+    """Where each line of the text starts, and its length last (`starts[row - 1]`..`starts[row]`: row's line with
+    its end); None for text with a lone CR, whose lines the parser counts otherwise."""
+    text = source.text
+    if "\r" not in text:
+        lines = source.lines  # the same split as below, kept for `ctx.text`
+    elif text.count("\r") == text.count("\r\n"):
+        lines = text.split("\n")  # each line keeps its CR
+    else:
         return None
-    return [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
+    return [0, *itertools.accumulate(map((1).__add__, map(len, lines)))]  # each line's length and its LF
 
 
 def _seed_argument(ctx, node: ast.Call) -> Optional[ast.expr]:

@@ -106,7 +106,10 @@ class RemovedJitApi(Rule):
 
     def visit_call(self, node: ast.Call, ctx):
         if not any(k.arg in DROPPED or k.arg == "jit_syntax_level" for k in node.keywords):
-            return
+            return None  # most calls (a plain return: no generator for them)
+        return self._keywords(node, ctx)
+
+    def _keywords(self, node: ast.Call, ctx):
         qualname = ctx.names.qualname(node.func)
         if qualname in JIT:
             dropped = [k.arg for k in node.keywords if k.arg in DROPPED]

@@ -71,7 +71,7 @@ class SetTrainAfterCall(Rule):
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr == "set_train" and isinstance(func.value, ast.Name)):
             return
-        if _turns_training_off(node) or not ctx.memo(_may_select_graph_mode, lambda: _may_select_graph_mode(ctx.tree)):
+        if _turns_training_off(node) or not ctx.memo(_may_select_graph_mode, lambda: _may_select_graph_mode(ctx)):
             return
         scope = enclosing_function(node) or ctx.tree
         if isinstance(scope, ast.Lambda):
@@ -172,13 +172,13 @@ def _turns_training_off(call: ast.Call) -> bool:
     return bool(values) and isinstance(values[0], ast.Constant) and values[0].value in (False, 0)
 
 
-def _may_select_graph_mode(tree: ast.Module) -> bool:
+def _may_select_graph_mode(ctx) -> bool:
     """Does the module select a mode other than PYNATIVE_MODE (`set_context(mode=GRAPH_MODE)`, or a mode it reads
     from somewhere)? Without a `set_context(mode=...)` the network runs in PyNative, 2.10's default (measured:
     `get_context("mode")` is 1), where `set_train` switches correctly."""
     modes = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "set_context":
+    for node in ctx.walk.of_kind(ctx.tree, ast.Call):  # the calls the module's walk indexed: no walk of its own
+        if getattr(node.func, "attr", getattr(node.func, "id", "")) == "set_context":
             for keyword in node.keywords:
                 if keyword.arg == "mode":
                     value = keyword.value

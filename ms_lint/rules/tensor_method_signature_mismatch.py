@@ -86,18 +86,21 @@ class TensorMethodSignatureMismatch(Rule):
     call_names = frozenset(mindspore_tensor.METHODS)
 
     def visit_call(self, node: ast.Call, ctx):
+        """The findings of a tensor method call, None for the calls ruled out (most: no generator is made)."""
         func = node.func
         if not isinstance(func, ast.Attribute) or any(k.arg is None for k in node.keywords):
-            return
+            return None
         method = func.attr
         if method not in mindspore_tensor.METHODS:
-            return
+            return None
         keywords, most_positional = mindspore_tensor.METHODS[method]
         if method == "repeat" and not node.keywords and len(node.args) == 2 and _axis_literal(node.args[1]):
-            yield from self._old_repeat(ctx, node)
-            return
+            return self._old_repeat(ctx, node)
         if not node.keywords and (most_positional is None or len(node.args) <= most_positional):
-            return  # most calls (`x.view(b, -1)`, `x.sum(1)`): nothing to check, and no need to ask where they run
+            return None  # most calls (`x.view(b, -1)`, `x.sum(1)`): nothing to check, nor where they run
+        return self._findings(node, ctx, func, method, keywords, most_positional)
+
+    def _findings(self, node: ast.Call, ctx, func: ast.Attribute, method: str, keywords, most_positional):
         compiled = ctx.graph.is_compiled(node)
         unknown = self._unknown_keywords(node, method, keywords, compiled)
         too_many = (not compiled and most_positional is not None and len(node.args) > most_positional

@@ -144,6 +144,11 @@ class TorchTensorApi(Rule):
                 yield self._no_grad(ctx, item.context_expr)
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
+        if not node.decorator_list:
+            return None  # most defs (a plain return: no generator for them)
+        return self._no_grad_decorators(node, ctx)
+
+    def _no_grad_decorators(self, node: ast.FunctionDef, ctx):
         for decorator in node.decorator_list:
             # a decorator's names resolve in the scope of the function it decorates (`GraphScope.qualname`)
             if _is_no_grad(ctx, decorator, node) and not uses_mindtorch(ctx) and _only_mindspore(ctx, node):

@@ -146,8 +146,11 @@ class UnsupportedStatementInGraph(Rule):
     def visit_return(self, node: ast.Return, ctx):
         value = node.value
         function = enclosing_function(node) if value is not None else None
-        if function is None or getattr(function, "name", "") != "construct":
-            return
+        if value is None or function is None or getattr(function, "name", "") != "construct":
+            return None  # most returns (a plain return: no generator for them)
+        return self._construct_return(node, ctx, value, function)
+
+    def _construct_return(self, node: ast.Return, ctx, value: ast.expr, function):
         self_name = self_parameter(function)
         outputs = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]  # `return (self.f,)` too
         methods = [output for output in outputs if isinstance(output, ast.Attribute)
