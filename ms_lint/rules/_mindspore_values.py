@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.rules import _dataset_values as dataset_values
 from ms_lint.source import walk
 
 # Tensor methods returning tensors: `t.reshape(2, 3).size()` is still a tensor's `size`.
@@ -84,13 +85,16 @@ def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
     if isinstance(expr, ast.Name):
         values = bound_values(ctx, expr)
         if not values:
-            return None
+            return "tensor" if dataset_values.loop_item(ctx, expr, bound_values) == dataset_values.TUPLES else None
         kinds = {_annotated_kind(ctx, v) if isinstance(v, ast.arg) else host_kind(ctx, v, memo, depth)
                  for v in values}
         return kinds.pop() if len(kinds) == 1 else None
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
         return _self_parameter(ctx, expr)
     if isinstance(expr, ast.Subscript):
+        if isinstance(expr.value, ast.Name) \
+                and dataset_values.loop_item(ctx, expr.value, bound_values) == dataset_values.DICTS:
+            return "tensor"  # `data["image"]` of `for data in dataset.create_dict_iterator():`
         return "tensor" if host_kind(ctx, expr.value, memo, depth) == "tensor" else None
     if isinstance(expr, ast.BinOp):
         operands = [host_kind(ctx, o, memo, depth) for o in (expr.left, expr.right)]

@@ -43,10 +43,11 @@ class TorchTensorApi(Rule):
     by the tensor-value analysis. In host code it is a value the module provably builds with MindSpore: a
     `Tensor`/`Parameter`, the result of a `mindspore.ops`/`mindspore.numpy`/`mindspore.mint` call, a MindSpore
     `nn.Cell` subclass instance, a name all of whose bindings in its scope are such values, a `Tensor`-annotated
-    argument, or a `self.<Parameter>`. `torch.device(...)` is reported when it reaches `.to(...)` of such a value
-    or a `device=` argument of a MindSpore call; `torch.no_grad()` when the `with` block (or the function it
-    decorates) calls MindSpore and never mentions `torch`. Modules that import MindTorch are skipped: its tensors
-    and modules implement these methods.
+    argument, a `self.<Parameter>`, or what a loop over a MindSpore dataset binds (`for image, mask in loader:`,
+    `row["image"]` of `create_dict_iterator()`; not with `output_numpy=True`). `torch.device(...)` is reported when
+    it reaches `.to(...)` of such a value or a `device=` argument of a MindSpore call; `torch.no_grad()` when the
+    `with` block (or the function it decorates) calls MindSpore and never mentions `torch`. Modules that import
+    MindTorch are skipped: its tensors and modules implement these methods.
 
     ## Why it matters in graph mode
     Measured on MindSpore 2.10: `Tensor` has no `cuda`, `cpu`, `detach`, `backward` (`AttributeError: 'Tensor'

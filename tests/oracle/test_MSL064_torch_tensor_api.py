@@ -127,3 +127,17 @@ def test_stop_gradient_cuts_the_gradient_like_detach():
     x = ms.Tensor(np.array([1.0, 2.0], np.float32))
     grad = ms.grad(partly_stopped)(x)
     assert np.allclose(grad.asnumpy(), 2 * x.asnumpy())
+
+
+def test_a_loop_over_a_dataset_binds_tensors():
+    """What `_dataset_values` assumes (wslnet, issue 19's third sample): tensors, unless `output_numpy=True`."""
+    from mindspore.dataset import GeneratorDataset
+
+    rows = [(np.ones((2,), np.float32), np.zeros((1,), np.float32)) for _ in range(2)]
+    loader = GeneratorDataset(rows, column_names=["image", "mask"], shuffle=False).batch(1)
+    for image, mask in loader:
+        assert isinstance(image, ms.Tensor) and isinstance(mask, ms.Tensor) and not hasattr(image, "cuda")
+    for row in loader.create_dict_iterator():
+        assert isinstance(row["image"], ms.Tensor)
+    for arrays in loader.create_tuple_iterator(output_numpy=True):
+        assert isinstance(arrays[0], np.ndarray)

@@ -1,0 +1,84 @@
+"""What a loop over a MindSpore dataset binds: tensors (issue 19's third sample, wslnet's `image.cuda()` in
+`for image, mask, name in loader:`). Iterating a dataset, or its `create_tuple_iterator()`, yields lists of
+`Tensor`s; `create_dict_iterator()` yields dicts of them; `output_numpy=True` yields NumPy arrays instead.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable, List, Optional
+
+from ms_lint.analysis import bindings
+from ms_lint.analysis.walk import enclosing_function
+
+# Dataset methods that give a dataset again
+_PIPELINE = frozenset({"batch", "map", "shuffle", "repeat", "project", "rename", "take", "skip", "filter",
+                       "padded_batch", "bucket_batch_by_length", "concat", "split"})
+_MAX_DEPTH = 6
+TUPLES, DICTS = "tuples", "dicts"
+
+
+def loop_item(ctx, name: ast.Name, bound_values: Callable[[Any, ast.Name], List[Any]]) -> Optional[str]:
+    """TUPLES when every binding of `name` in its scope is a loop target over a dataset that yields tensors
+    (not `enumerate`'s count), DICTS when every one is the loop variable over a dict iterator, else None.
+    `bound_values(ctx, name)`: the values a name is assigned (`_mindspore_values`)."""
+    function = enclosing_function(name)
+    if function is not None and not ctx.names.is_local(function, name.id):
+        function = None
+    found = set()
+    for node in bindings.binders(ctx.walk, function, name.id):
+        if _derived_from_itself(node, name.id):
+            continue  # `image = image.cuda().float()` in the loop: the loop's value goes on
+        if not isinstance(node, ast.For):
+            return None
+        target, iterable = node.target, node.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+                and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            if _binds(target.elts[0], name.id):
+                return None  # the count
+            target, iterable = target.elts[1], iterable.args[0]
+        if not _binds(target, name.id):
+            return None
+        yields = _yields(ctx, iterable, bound_values, 0)
+        if yields is None or (yields == DICTS and not isinstance(target, ast.Name)):
+            return None
+        found.add(yields)
+    return found.pop() if len(found) == 1 else None
+
+
+def _derived_from_itself(node: ast.AST, name: str) -> bool:
+    """`x = x.float()`, `x = x.cuda().float()`: an assignment of the name from a method chain on itself."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == name):
+        return False
+    value = node.value
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        value = value.func.value
+    return isinstance(value, ast.Name) and value.id == name and value is not node.value
+
+
+def _binds(target: ast.expr, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(target))
+
+
+def _yields(ctx, expr: ast.expr, bound_values, depth: int) -> Optional[str]:
+    """What iterating `expr` yields, when it is a MindSpore dataset or one of its tensor iterators."""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        values = bound_values(ctx, expr)
+        kinds = {_yields(ctx, value, bound_values, depth + 1) if isinstance(value, ast.expr) else None
+                 for value in values}
+        return kinds.pop() if len(kinds) == 1 else None
+    if not isinstance(expr, ast.Call):
+        return None
+    if any(k.arg == "output_numpy" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+           for k in expr.keywords):
+        return None  # NumPy arrays (or maybe)
+    func = expr.func
+    if isinstance(func, ast.Attribute):
+        if func.attr == "create_tuple_iterator" or func.attr in _PIPELINE:
+            return TUPLES if _yields(ctx, func.value, bound_values, depth + 1) is not None else None
+        if func.attr == "create_dict_iterator":
+            return DICTS if _yields(ctx, func.value, bound_values, depth + 1) is not None else None
+    qualname = ctx.names.qualname(func) or ""
+    return TUPLES if qualname.startswith("mindspore.dataset.") and qualname.endswith("Dataset") else None
