@@ -108,6 +108,23 @@ def constructs_primitive(qualname: Optional[str]) -> bool:
         qualname.rpartition(".")[2][:1].isupper() and qualname not in TENSOR_CLASSES
 
 
+# MindSpore's optimizers (Cells that hold a `parameters` tuple): the optim packages, and the classes `mindspore.nn`
+# exports
+_OPTIMIZER_PACKAGES = ("mindspore.nn.optim", "mindspore.experimental.optim", "mindspore.mint.optim")
+_NN_OPTIMIZERS = frozenset({
+    "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamOffload", "AdamW", "Lamb", "LARS", "RMSProp", "Adagrad",
+    "FTRL", "ProximalAdagrad", "LazyAdam", "AdaMax", "Adadelta", "ASGD", "Rprop", "Optimizer", "ThorGpu",
+})
+
+
+def is_optimizer(qualname: Optional[str]) -> bool:
+    """A MindSpore optimizer class (`nn.Adam`, `mindspore.experimental.optim.Adam`)."""
+    if not qualname:
+        return False
+    package, _, last = qualname.rpartition(".")
+    return package.startswith(_OPTIMIZER_PACKAGES) or (package == "mindspore.nn" and last in _NN_OPTIMIZERS)
+
+
 def returns_metadata(qualname: Optional[str]) -> bool:
     """MindSpore/MindTorch functions and primitive classes returning Python shapes, ranks, dtypes or booleans
     (`ops.shape(x)`, `P.Shape()(x)`), never tensor data."""

@@ -131,19 +131,21 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                 # what `self.x = f(...)` calls, resolved once (it was three times: Parameter, metadata, built)
                 called: Any = _UNRESOLVED
                 for target in _assigned_targets(sub):
-                    for attr in _self_attributes(target, self_name):
-                        attributes.add(attr)
-                        if value.__class__ is ast.Call:
-                            if called is _UNRESOLVED:
-                                called = imports.qualname(value.func)
-                            if called in framework.PARAMETER_CLASSES:
-                                parameters.add(attr)
-                            elif framework.returns_metadata(called):
-                                metadata.add(attr)
-                        for call in _calls_in(value):
-                            qualname = called if call is value else imports.qualname(call.func)
-                            if qualname:
-                                constructed.add(qualname)
+                    if target.__class__ is not ast.Attribute or not is_name(target.value, self_name):
+                        continue  # only `self.<attr> = ...`
+                    attr = target.attr
+                    attributes.add(attr)
+                    if value.__class__ is ast.Call:
+                        if called is _UNRESOLVED:
+                            called = imports.qualname(value.func)
+                        if called in framework.PARAMETER_CLASSES:
+                            parameters.add(attr)
+                        elif framework.returns_metadata(called):
+                            metadata.add(attr)
+                    for call in _calls_in(value):
+                        qualname = called if call is value else imports.qualname(call.func)
+                        if qualname:
+                            constructed.add(qualname)
             elif kind is ast.Call:
                 registered = note_registering_call(sub, self_name, attributes, parameters)
                 if registered:
@@ -227,12 +229,6 @@ def _assigned_targets(stmt: ast.AST) -> List[ast.expr]:
         else:
             flat.append(target)
     return flat
-
-
-def _self_attributes(target: ast.expr, self_name: str) -> List[str]:
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
-        return [target.attr]
-    return []
 
 
 _UNRESOLVED = object()  # see summarize_class
@@ -501,18 +497,22 @@ class ProjectIndex:
                 found = stmt
         return found
 
-    def lookup_class(self, qualname: str, depth: int = 0) -> Optional[ClassSummary]:
-        """The summary of a project class by qualified name, following re-exports (`from .x import Y`)."""
-        if depth > 8 or "." not in qualname:
+    def defining(self, qualname: Optional[str], depth: int = 0) -> Optional[Tuple[ModuleSummary, str]]:
+        """The project module defining `qualname` (a class or function), and its name there, through re-exports."""
+        if not qualname or depth > 8 or "." not in qualname:
             return None
         module_name, _, attr = qualname.rpartition(".")
         module = self.module(module_name)
         if module is None:
             return None
-        if attr in module.classes:
-            return module.classes[attr]
+        if attr in module.classes or attr in module.functions:
+            return module, attr
         target = module.imports.names.get(attr) or module.imports.from_stars(attr)
-        return self.lookup_class(target, depth + 1) if target and target != qualname else None
+        return self.defining(target, depth + 1) if target and target != qualname else None
+
+    def lookup_class(self, qualname: str) -> Optional[ClassSummary]:
+        """The summary of a project class by qualified name, following re-exports (`from .x import Y`)."""
+        return found[0].classes.get(found[1]) if (found := self.defining(qualname)) else None
 
     def star_exports(self, module_name: str, name: str, depth: int = 0) -> bool:
         """Does `from <module_name> import *` bind `name`? Its `__all__` says when it is a literal; else every

@@ -48,20 +48,10 @@ def metadata_functions(defs: Dict[str, ast.AST]) -> FrozenSet[str]:
     return frozenset(found)
 
 
-def project_returns_metadata(index, qualname: Optional[str], depth: int = 0) -> bool:
+def project_returns_metadata(index, qualname: Optional[str]) -> bool:
     """Is `qualname` a project function (`ProjectIndex`) that returns shape metadata, through re-exports?"""
-    if not qualname or depth > 8 or "." not in qualname:
-        return False
-    module_name, _, attr = qualname.rpartition(".")
-    module = index.module(module_name)
-    if module is None:
-        return False
-    if attr in module.metadata_functions:
-        return True
-    if attr in module.functions or attr in module.classes:
-        return False
-    target = module.imports.names.get(attr) or module.imports.from_stars(attr)
-    return target != qualname and project_returns_metadata(index, target, depth + 1)
+    found = index.defining(qualname)
+    return found is not None and found[1] in found[0].metadata_functions
 
 
 def is_metadata(expr: ast.expr) -> bool:

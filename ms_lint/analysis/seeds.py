@@ -15,6 +15,7 @@ import re
 import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
+from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.locations import locate_in
 from ms_lint.analysis.walk import parent_of, spelled_name
@@ -27,11 +28,6 @@ PARALLEL_MODES = ("data_parallel", "semi_auto_parallel", "auto_parallel", "hybri
 SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed",
                    "mindspore.dataset.config.set_seed", "mindspore.dataset.set_seed", "numpy.random.seed"})
 NOT_SEEDS = frozenset({"random.seed"})  # measured: Python's generator alone leaves weight init unseeded
-_OPTIMIZER_PACKAGES = ("mindspore.nn.optim", "mindspore.experimental.optim", "mindspore.mint.optim")
-_MINDSPORE_OPTIMIZERS = frozenset({
-    "Momentum", "SGD", "Adam", "AdamWeightDecay", "AdamOffload", "AdamW", "Lamb", "LARS", "RMSProp", "Adagrad",
-    "FTRL", "ProximalAdagrad", "LazyAdam", "AdaMax", "Adadelta", "ASGD", "Rprop", "Optimizer", "ThorGpu",
-})
 # what builds an optimizer or a training step (`create_optimizer`, `optim.Adam`): not `get_optim_policies()`
 _TRAINING_CALLS = re.compile(r"^(create_|build_|make_|get_)?optim(izer)?s?$|TrainOneStep|value_and_grad|"
                              r"GradOperation|^grad$")
@@ -281,7 +277,7 @@ class ScriptSeeds:
                 elif keyword.arg == "parallel_mode" and _parallel_mode(keyword.value):
                     self._distributed(node, scope, "parallel")
         if (isinstance(node.func, ast.Attribute) and node.func.attr == "train") or _TRAINING_CALLS.search(last) \
-                or last.endswith("Optimizer") or self._is_optimizer(qualname):
+                or last.endswith("Optimizer") or framework.is_optimizer(qualname):
             self.training = True
             self.trains.setdefault(scope, []).append(node.lineno)
         if last in _LOADS and self._unconditional(node):
@@ -347,13 +343,6 @@ class ScriptSeeds:
         if module not in known:
             known[module] = self.graph.index.find(module) is not None
         return known[module]
-
-    def _is_optimizer(self, qualname: Optional[str]) -> bool:
-        if not qualname:
-            return False
-        package, _, last = qualname.rpartition(".")
-        return package.startswith(_OPTIMIZER_PACKAGES) or (
-            package == "mindspore.nn" and last in _MINDSPORE_OPTIMIZERS)
 
     def _distributed(self, node: ast.Call, scope: str, kind: str) -> None:
         text = self.ctx.text(node)

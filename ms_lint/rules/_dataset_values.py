@@ -57,7 +57,7 @@ def _derived_from_itself(node: ast.AST, name: str) -> bool:
 
 
 def _binds(target: ast.expr, name: str) -> bool:
-    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(target))
+    return any(node.id == name for node in bindings.target_names(target))
 
 
 def _yields(ctx, expr: ast.expr, bound_values, depth: int) -> Optional[str]:

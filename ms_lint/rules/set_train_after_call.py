@@ -3,7 +3,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Iterator, Optional, Set, Tuple
 
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.registrations import is_name
+from ms_lint.analysis.walk import enclosing_function, parent_of
 from ms_lint.rule import Rule
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -77,7 +78,7 @@ class SetTrainAfterCall(Rule):
         if isinstance(scope, ast.Lambda):
             return
         first_call = _first_call_before(scope, func.value.id, node)
-        if first_call is not None and not _only_wrappers_called_after(scope, func.value.id, node):
+        if first_call is not None and not _only_wrappers_called_after(ctx, scope, func.value.id, node):
             mode = ", ".join(ctx.text(a) for a in (*node.args, *node.keywords))
             yield self.report(ctx, node, net=func.value.id, mode=mode, line=first_call.lineno)
 
@@ -105,25 +106,27 @@ def _first_call_before(scope, name: str, set_train: ast.Call) -> Optional[ast.Ca
     return None
 
 
-def _only_wrappers_called_after(scope, name: str, set_train: ast.Call) -> bool:
+def _only_wrappers_called_after(ctx, scope, name: str, set_train: ast.Call) -> bool:
     """After `set_train`, is the network never called itself, but a Cell built from it is (`train_net =
     build_train_net(net)`, then `train_net(x)`)? The wrapper compiles its own graph, in training mode (measured)."""
     after = (set_train.lineno, set_train.col_offset)
-    wrappers: Set[str] = set()
-    called: Set[str] = set()
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _NESTED_SCOPES):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
-                isinstance(a, ast.Name) and a.id == name for a in ast.walk(node.value) if a is not node.value.func):
-            wrappers.update(t.id for t in node.targets if isinstance(t, ast.Name) and t.id != name)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and (node.lineno, node.col_offset) > after:
-            called.add(node.func.id)
+    wrappers = {target.id for node in ctx.walk.of_kind(scope, ast.Assign) if _in_scope(node, scope)
+                and isinstance(node.value, ast.Call)
+                and any(is_name(a, name) for a in ast.walk(node.value) if a is not node.value.func)
+                for target in node.targets if isinstance(target, ast.Name) and target.id != name}
+    called = {node.func.id for node in ctx.walk.of_kind(scope, ast.Call) if isinstance(node.func, ast.Name)
+              and (node.lineno, node.col_offset) > after and _in_scope(node, scope)}
     return name not in called and bool(called & wrappers)
+
+
+def _in_scope(node: ast.AST, scope: ast.AST) -> bool:
+    """Is `node` in `scope` itself, not in a def, lambda or class nested in it?"""
+    parent = parent_of(node)
+    while parent is not None and parent is not scope:
+        if isinstance(parent, _NESTED_SCOPES):
+            return False
+        parent = parent_of(parent)
+    return True
 
 
 def _events(scope, name: str) -> Iterator[Tuple[Tuple[Any, Any], str, ast.AST]]:

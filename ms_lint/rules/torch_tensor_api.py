@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import ast
-import re
 from typing import Any, Optional
 
+from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function
 from ms_lint.fixing import edits
 from ms_lint.rule import Edit, Fix, Rule
@@ -14,7 +14,7 @@ from ms_lint.source import walk
 MISSING = {"cuda": ("tensor", "cell"), "cpu": ("tensor", "cell"), "detach": ("tensor",), "backward": ("tensor",)}
 # PyTorch's `nn.Module` methods MindSpore 2.10's Cell lacks (measured, `hasattr` on `nn.Dense`), with what a Cell
 # has instead; reported only where the receiver's class is known and no class of its project MRO defines one
-CELL_METHODS = {
+TORCH_MODULE_METHODS = {
     "eval": "use `set_train(False)`", "train": "use `set_train(True)`",
     "parameters": "use `trainable_params()` or `get_parameters()`", "named_parameters": "use `parameters_and_names()`",
     "zero_grad": "MindSpore computes fresh gradients each step: drop it", "children": "use `cells()`",
@@ -95,14 +95,14 @@ class TorchTensorApi(Rule):
     message = "`{call}` {where}: {consequence}"
     fix_applicability = "safe"
     needles = (".size(", ".shape(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch")
-    call_names = frozenset(MISSING) | frozenset(CELL_METHODS) | {"size", "shape", "to"}
+    call_names = frozenset(MISSING) | frozenset(TORCH_MODULE_METHODS) | {"size", "shape", "to"}
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
-        if method not in MISSING and method not in CELL_METHODS and method not in ("size", "shape", "to") \
+        if method not in MISSING and method not in TORCH_MODULE_METHODS and method not in ("size", "shape", "to") \
                 or uses_mindtorch(ctx):
             return
         # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
@@ -129,11 +129,11 @@ class TorchTensorApi(Rule):
             yield self.report(ctx, node, call=call, where=_ON[kind],
                               consequence=f"MindSpore 2.10 rejects the device {shown} (ValueError: Failed to "
                                           f"convert ... to enum); place work with `mindspore.set_device`")
-        elif method in CELL_METHODS:
+        elif method in TORCH_MODULE_METHODS:
             if kind == "cell" and _class_lacks(ctx, func.value, method):
                 yield self.report(ctx, node, call=call, where=_ON[kind],
                                   consequence=f"MindSpore's Cell has no `{method}` (AttributeError); "
-                                              f"{CELL_METHODS[method]}")
+                                              f"{TORCH_MODULE_METHODS[method]}")
         elif kind in MISSING[method]:
             yield self.report(ctx, node, call=call, where=_ON[kind], consequence=_missing(method, kind, compiled),
                               fix=self._detach_fix(ctx, node) if method == "detach" else None)
@@ -210,11 +210,6 @@ def _missing(method: str, kind: str, compiled: bool) -> str:
     return f"MindSpore's {owner} has no `{method}` ({where}); {advice[method]}"
 
 
-# MindSpore's optimizers (`nn.Adam`, `experimental.optim.Adam`): Cells that hold a `parameters` tuple
-_OPTIMIZER = re.compile(r"\.optim\.|^mindspore\.nn\.(Momentum|SGD|Adam\w*|Lamb|LARS|RMSProp|Adagrad|FTRL|Lazy\w+|"
-                        r"AdaMax|Adadelta|ASGD|Rprop|Optimizer|Proximal\w+)$")
-
-
 def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
     """Is the receiver built by a known class (`Net()`, or a name every binding of which is such a call) none of
     whose project classes defines `method` (a port's own `def train(self, ...)`)?"""
@@ -227,7 +222,7 @@ def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
             return False
         qualname = ctx.graph.names.qualname(call.func) or ""
         if qualname.startswith("mindspore."):
-            if method == "parameters" and _OPTIMIZER.search(qualname):
+            if method == "parameters" and framework.is_optimizer(qualname):
                 return False  # an optimizer's `parameters` is its ParameterTuple (measured)
             continue
         summary = ctx.graph.summary_of(qualname)

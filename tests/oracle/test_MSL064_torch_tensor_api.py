@@ -103,10 +103,10 @@ def test_host_tensors_and_cells_lack_the_methods():
 
 
 def test_cells_lack_pytorchs_module_methods_and_have_the_suggested_ones():
-    from ms_lint.rules.torch_tensor_api import CELL_METHODS
+    from ms_lint.rules.torch_tensor_api import TORCH_MODULE_METHODS
 
     net = nn.SequentialCell([nn.Dense(2, 2)])
-    for method in CELL_METHODS:
+    for method in TORCH_MODULE_METHODS:
         assert not hasattr(net, method), method
     with pytest.raises(AttributeError, match="has no attribute 'eval'"):
         net.eval()
