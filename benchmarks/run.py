@@ -3,13 +3,14 @@
     python benchmarks/run.py [--corpora mindcv,mindone,mindformers] [--runs 3] [--skip-pylint]
 
 For each corpus (downloaded once with `pip download --no-deps`, see corpora.py) it prints: files, lines, the stdlib
-`ast.parse` floor (read + parse every file, in process), `ms-lint check` cold (`--no-cache`, one process), warm
-(cache filled by a previous run), `-j 2`, peak memory of the cold run, `pylint --load-plugins ms_lint` (ms_lint
-messages only), the same pylint run without the plugin, and `flake8 --select MSL`; each the median of `--runs`
-runs, with its ratio to the floor, and the cold run's ratio to the floor measured just before it, run by run (the
-steadiest figure on a shared machine); the warm run's ratio to the cold run; pylint with the plugin against pylint
-without it, the two alternated and compared run by run. Every tool runs as a subprocess, the way users run it,
-with its modules compiled to bytecode as installed packages are.
+`ast.parse` floor (read + parse every file, in process), `ms-lint check` cold (`--no-cache`, `-j 1`: one process),
+warm (cache filled by a previous run), cold as run by default (`-j` unset: a worker per CPU on a large corpus),
+`-j 2`, peak memory of the cold run, `pylint --load-plugins ms_lint` (ms_lint messages only), the same pylint run
+without the plugin, and `flake8 --select MSL`; each the median of `--runs` runs, with its ratio to the floor, and
+the cold run's ratio to the floor measured just before it, run by run (the steadiest figure on a shared machine);
+the warm run's ratio to the cold run; pylint with the plugin against pylint without it, the two alternated and
+compared run by run. Every tool runs as a subprocess, the way users run it, with its modules compiled to bytecode as
+installed packages are.
 """
 from __future__ import annotations
 
@@ -98,15 +99,17 @@ def measure(name: str, package: str, runs: int, skip_pylint: bool):
     floors, colds, cold_peak = [], [], 0.0
     for _ in range(runs):
         floors.append(parse_floor(files))
-        elapsed, peak = timed([*ms_lint, "--no-cache"], root)
+        elapsed, peak = timed([*ms_lint, "--no-cache", "-j", "1"], root)  # one process: the cost of linting
         colds.append(elapsed)
         cold_peak = max(cold_peak, peak)
     floor = statistics.median(floors)
-    rows = [("ast.parse floor", floor, None), ("ms-lint check cold", statistics.median(colds), cold_peak)]
+    rows = [("ast.parse floor", floor, None), ("ms-lint check cold (-j 1)", statistics.median(colds), cold_peak)]
     paired = sorted(cold / floor for cold, floor in zip(colds, floors))
-    timed([*ms_lint, "--cache-dir", cache], root)  # fill the cache
-    warm, _ = median_run([*ms_lint, "--cache-dir", cache], root, runs)
+    timed([*ms_lint, "--cache-dir", cache, "-j", "1"], root)  # fill the cache
+    warm, _ = median_run([*ms_lint, "--cache-dir", cache, "-j", "1"], root, runs)
     rows.append(("ms-lint check warm (cache)", warm, None))
+    default, _ = median_run([*ms_lint, "--no-cache"], root, runs)
+    rows.append(("ms-lint check cold (default -j)", default, None))
     parallel, _ = median_run([*ms_lint, "--no-cache", "-j", "2"], root, runs)
     rows.append(("ms-lint check -j 2 (cold)", parallel, None))
     shutil.rmtree(cache, ignore_errors=True)
@@ -148,7 +151,7 @@ def main() -> None:
         print(f"cold / floor, run by run (each cold run right after its floor): median "
               f"{statistics.median(paired):.2f}x ({', '.join(f'{ratio:.2f}' for ratio in paired)})")
         seconds = {label: value for label, value, _ in rows}
-        print(f"warm / cold: {seconds['ms-lint check warm (cache)'] / seconds['ms-lint check cold']:.3f}x")
+        print(f"warm / cold: {seconds['ms-lint check warm (cache)'] / seconds['ms-lint check cold (-j 1)']:.3f}x")
         if plugin_ratios:
             print(f"pylint with the plugin / without, run by run (each right after the other): median "
                   f"{statistics.median(plugin_ratios):.2f}x ({', '.join(f'{r:.2f}' for r in plugin_ratios)})")

@@ -5,6 +5,8 @@ import os
 
 from support import CLEAN, ROOT, run_cli
 
+from ms_lint.cli.run import automatic_jobs
+
 BLOCKS = "from mindspore import nn\n\n\nclass Block(nn.Cell):\n    pass\n"
 MODEL = ("from blocks import Block\nfrom mindspore import nn\n\n\nclass Net(Block):\n    def __init__(self):\n"
          "        super().__init__()\n        self.layers = [nn.Dense(2, 2), nn.Dense(2, 2)]\n")
@@ -13,11 +15,19 @@ MODEL = ("from blocks import Block\nfrom mindspore import nn\n\n\nclass Net(Bloc
 def test_parallel_and_cached_runs_print_the_same_as_a_cold_run(tmp_path):
     cache = str(tmp_path / "cache")
     fixtures = str(ROOT / "fixtures")
-    cold = run_cli("check", "--select", "ALL", "--no-cache", fixtures)
+    cold = run_cli("check", "--select", "ALL", "--no-cache", "-j", "1", fixtures)
     assert run_cli("check", "--select", "ALL", "--no-cache", "-j", "2", fixtures) == cold
+    assert run_cli("check", "--select", "ALL", "--no-cache", fixtures) == cold  # as many workers as CPUs
     assert run_cli("check", "--select", "ALL", "--cache-dir", cache, fixtures) == cold
     assert os.listdir(cache)
     assert run_cli("check", "--select", "ALL", "--cache-dir", cache, "-j", "2", fixtures) == cold
+
+
+def test_without_jobs_a_run_takes_a_worker_per_cpu_once_there_are_files_enough():
+    assert automatic_jobs(3, 8) == 1  # a few files: starting workers would cost more than it saves
+    assert automatic_jobs(70, 8) == 2
+    assert automatic_jobs(2000, 8) == 8
+    assert automatic_jobs(2000, None) == 1  # the CPU count unknown
 
 
 def test_cache_is_invalidated_by_an_edit_of_a_module_the_analysis_read(tmp_path):

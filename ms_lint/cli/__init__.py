@@ -72,8 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "the project around it")
     check.add_argument("--add-noqa", action="store_true",
                        help="add `# noqa: MSLxxx` to every line with a finding (merging with a noqa comment there)")
-    check.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                       help="lint with N worker processes (0: one per CPU); output order does not change")
+    check.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                       help="lint with N worker processes (0: one per CPU; default: one per CPU when there are files "
+                            "enough to share, else one); output order does not change")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     check.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default: .ms_lint_cache next to "
                                                          "pyproject.toml, else in the current directory)")
