@@ -46,14 +46,23 @@ def loop_item(ctx, name: ast.Name, bound_values: Callable[[Any, ast.Name], List[
 
 
 def _derived_from_itself(node: ast.AST, name: str) -> bool:
-    """`x = x.float()`, `x = x.cuda().float()`: an assignment of the name from a method chain on itself."""
-    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id == name):
+    """`x = x.float()`, `x = x.cuda().float()`, `x, y = x.float(), y.float()`: an assignment of the name from a
+    method chain on itself."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
         return False
-    value = node.value
-    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-        value = value.func.value
-    return isinstance(value, ast.Name) and value.id == name and value is not node.value
+    target, value = node.targets[0], node.value
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        paired = [item for element, item in zip(target.elts, value.elts)
+                  if isinstance(element, ast.Name) and element.id == name]
+        if len(paired) != 1:
+            return False
+        target, value = ast.Name(id=name), paired[0]
+    if not (isinstance(target, ast.Name) and target.id == name):
+        return False
+    chained = value
+    while isinstance(chained, ast.Call) and isinstance(chained.func, ast.Attribute):
+        chained = chained.func.value
+    return isinstance(chained, ast.Name) and chained.id == name and chained is not value
 
 
 def _binds(target: ast.expr, name: str) -> bool:

@@ -24,8 +24,9 @@ _MAX_DEPTH = 8
 
 
 def receiver_kind(ctx, receiver: ast.expr, call: ast.Call) -> Optional[str]:
-    if mentions_torch(ctx, receiver):
-        return None
+    if mentions_torch(ctx, receiver) or (isinstance(receiver, ast.Name) and any(
+            isinstance(value, ast.expr) and _torch_value(ctx, value) for value in bound_values(ctx, receiver))):
+        return None  # (a name bound to a PyTorch tensor too: ICON's `point_feat = F.grid_sample(...)[..., 0]`)
     if ctx.graph.is_compiled(call):
         tensors = ctx.tensors(call)
         cell = ctx.graph.cell_of(enclosing_function(call))
@@ -40,6 +41,22 @@ def uses_mindtorch(ctx) -> bool:
     imports = ctx.graph.imports
     return ctx.memo(uses_mindtorch, lambda: imports.mstorch or any(
         target.partition(".")[0] == "mindtorch" for target in imports.names.values()))
+
+
+def _torch_value(ctx, expr: ast.expr) -> bool:
+    """Is `expr` a PyTorch call, or an item or method result of one (`F.grid_sample(...)[..., 0]`)?"""
+    while isinstance(expr, (ast.Subscript, ast.Call)):
+        func = expr.func if isinstance(expr, ast.Call) else None
+        if func is not None:
+            qualname = ctx.names.qualname(func)
+            if qualname:
+                return qualname.partition(".")[0] in ("torch", "torchvision")
+            if not isinstance(func, ast.Attribute):
+                return False
+            expr = func.value
+        else:
+            expr = expr.value  # type: ignore[union-attr]
+    return False
 
 
 def mentions_torch(ctx, expr: ast.expr) -> bool:
