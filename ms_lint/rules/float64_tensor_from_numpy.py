@@ -51,8 +51,9 @@ class Float64TensorFromNumpy(Rule):
     float32 checkpoint into a float64 `Parameter` keeps it float64. Found in a community port (a blur filter
     built by a helper from `np.array([1., 2., 1.])`, registered as a buffer and used as a Conv2D weight) and in
     MindFormers' MoE router noise. A warning: whether a layer with float32 weights follows is not always in the
-    source. Tensors cast before use (`.astype(...)`, `ops.cast`), read on the host (`.asnumpy()`, `.tolist()`)
-    or used only for their shape, and tensors of host code are not reported.
+    source. Tensors cast before use (`.astype(...)`, `ops.cast`, or a name assigned its cast before it is
+    stored: `points = ops.cast(points, ms.float32)`), read on the host (`.asnumpy()`, `.tolist()`) or used only
+    for their shape, and tensors of host code are not reported.
 
     ## Example
     ```python
@@ -273,10 +274,26 @@ def _assigned_uses(ctx, target: ast.expr, function, depth: int, seen: Set[int]) 
         if cell is not None and not _read_cast_only(ctx, cell.node, target.value.id, target.attr):
             yield f"is stored on Cell `{cell.node.name}` as `self.{target.attr}`"
     elif isinstance(target, ast.Name) and function is not None:
+        until = _rebound_at(ctx, target)
         for read in ctx.walk.nodes_of(function).loads.get(target.id, ()):
-            if read.lineno > target.lineno or (read.lineno == target.lineno
-                                               and read.col_offset > target.col_offset):
+            if (read.lineno > target.lineno or (read.lineno == target.lineno
+                                                and read.col_offset > target.col_offset)) and read.lineno <= until:
                 yield from _network_uses(ctx, read, depth + 1, seen)
+
+
+def _rebound_at(ctx, target: ast.Name) -> float:
+    """The last line of the first later statement of the same block that assigns the name again (svtr's
+    `points = ops.cast(points, mindspore.float32)` before `self.points = points`): later reads see that value."""
+    statement = ctx.parent(target)
+    block = ctx.parent(statement)
+    for field in ("body", "orelse", "finalbody"):
+        statements = getattr(block, field, None)
+        if isinstance(statements, list) and statement in statements:
+            for later in statements[statements.index(statement) + 1:]:
+                if isinstance(later, ast.Assign) and any(
+                        isinstance(other, ast.Name) and other.id == target.id for other in later.targets):
+                    return later.end_lineno or later.lineno
+    return float("inf")
 
 
 def _caller_uses(ctx, function, depth: int, seen: Set[int]) -> Iterator[str]:
