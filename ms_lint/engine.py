@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ms_lint import suppression
-from ms_lint.analysis import compile_context, projects, run_mode, script_directories
+from ms_lint.analysis import compile_context, module_reach, projects, run_mode, script_directories
 from ms_lint.analysis.compile_context import CompileContext
 from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.per_project import Keep
@@ -47,7 +47,7 @@ class Linter:
         self._calls_only = frozenset(rule for rule in self.rules if calls_only(type(rule)))
         # the rules that may run in a module -> its dispatch tables (few combinations: built once, not per module)
         self._dispatch: Dict[Tuple[Rule, ...], Dispatch] = {}
-        self._contexts: Dict[str, CompileContext] = {}  # by directory: the files of one share their project
+        self._contexts: Dict[str, CompileContext] = {}  # by path: whether a module runs compiled is its own
 
     # ----- entry points ---------------------------------------------------------------------------------------
     def lint_path(self, path: str) -> FileResult:
@@ -127,12 +127,12 @@ class Linter:
     def compile_context(self, path: str) -> CompileContext:
         """What the project sets (syntax level, device target), unless the options already say both, and whether
         it runs its Cells in PyNative (`run_mode`), unless the `mode` option says (once per directory)."""
-        directory = os.path.dirname(os.path.abspath(path))
-        context = self._contexts.get(directory)
+        path = os.path.abspath(path)
+        context = self._contexts.get(path)
         if context is None:
             context = self._compile_context(path)
             if self.settings.config_path or os.path.exists(path):  # (not an unsaved buffer's guess)
-                self._contexts[directory] = context
+                self._contexts[path] = context
         return context
 
     def _compile_context(self, path: str) -> CompileContext:
@@ -156,8 +156,9 @@ class Linter:
         if not self.settings.config_path:
             root = run_mode.project_root(path)
         mode = run_mode.of_project(root, project_files, self.index.keep)
-        if mode.compiles and mode.pynative is None:  # a directory of scripts may still run in PyNative
-            beside = script_directories.runs_in_pynative(path, root, project_files)
+        if mode.compiles and mode.pynative is None:  # a directory of scripts, or a module, may still run in PyNative
+            beside = script_directories.runs_in_pynative(path, root, project_files) \
+                or module_reach.runs_in_pynative(path, root, project_files, self.index.keep)
             if beside is not None:
                 return run_mode.ProjectMode(beside)
         return mode

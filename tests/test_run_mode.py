@@ -381,7 +381,9 @@ def test_a_directory_of_scripts_runs_as_its_own_scripts_do(tmp_path):
     found = {(item["filename"].removeprefix("./"), item["severity"])
              for item in json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025",
                                             ".", cwd=tmp_path)[1])}
-    assert found == {("examples/esrgan/models.py", "error"), ("examples/esrgan/blocks.py", "error"),
+    # ...so the directory may compile; esrgan's `models.py`, which only `esrgan.py` imports, still runs in
+    # PyNative (`module_reach`)
+    assert found == {("examples/esrgan/models.py", "warning"), ("examples/esrgan/blocks.py", "error"),
                      ("examples/stargan/models.py", "error")}
 
 
@@ -395,3 +397,79 @@ def test_a_directory_imported_by_path_from_a_parent_runs_as_its_importers_do(tmp
              for item in json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025",
                                             ".", cwd=tmp_path)[1])}
     assert found == {("src/models.py", "error")}
+
+
+def severities(tmp_path):
+    return {(item["filename"].removeprefix("./"), item["severity"])
+            for item in json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL025",
+                                           ".", cwd=tmp_path)[1])}
+
+
+SELF_TEST = EXAMPLE_MODEL + '''
+
+    if __name__ == "__main__":
+        import mindspore
+        mindspore.set_context(mode=0)  # the module's own self-test
+        print(Block()(1))
+'''
+
+
+def test_a_module_no_compiling_file_imports_runs_as_its_importers_do(tmp_path):
+    """hp-vae-gan (issue 19's fourth sample): the 3-D networks run from PyNative scripts only, while an export
+    script compiles the 2-D ones and a library module's self-test selects GRAPH_MODE."""
+    write(tmp_path, {"README.md": "gan\n", "src/__init__.py": "", "src/modules/__init__.py": "",
+                     "src/modules/networks_2d.py": SELF_TEST, "src/modules/networks_3d.py": EXAMPLE_MODEL,
+                     "src/modules/losses.py": SELF_TEST.replace("Block", "Loss"),
+                     "train_video.py": "import mindspore\nfrom src.modules.networks_3d import Block\n"
+                                       "from src.modules import losses\n"
+                                       "mindspore.set_context(mode=1)\n",
+                     "train_image.py": "import mindspore\nimport src.modules.networks_2d as nets\n"
+                                       "mindspore.set_context(mode=mindspore.PYNATIVE_MODE)\n",
+                     "export.py": "import mindspore\nfrom src.modules.networks_2d import Block\n"
+                                  "mindspore.set_context(mode=mindspore.GRAPH_MODE)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("src/modules/networks_2d.py", "error"),  # export.py compiles it
+                                    ("src/modules/networks_3d.py", "warning"),
+                                    ("src/modules/losses.py", "warning")}  # its self-test does not count
+    message = next(item["message"] for item in json.loads(run_cli(
+        "check", "--no-cache", "--output-format", "json", "--select", "MSL025", "src/modules/networks_3d.py",
+        cwd=tmp_path)[1]))
+    assert message.endswith("(`train_video.py` line 4 selects PYNATIVE_MODE for a script that imports this module, "
+                            "directly or not; nothing that may compile imports it)")
+
+
+def test_a_jit_compiles_the_modules_its_file_imports(tmp_path):
+    """PVQD (issue 19's fourth sample): `@jit` on one model's `construct` compiles what its module imports, not
+    every module of the project; a relative import and a package's `__init__.py` are followed."""
+    write(tmp_path, {"README.md": "diffusion\n", "models/__init__.py": "from .encoder import Block\n",
+                     "models/encoder.py": EXAMPLE_MODEL,
+                     "models/structure.py": EXAMPLE_MODEL.replace("Block", "Structure"),
+                     "models/diff.py": "from mindspore import jit, nn\nfrom . import encoder\n\n\n"
+                                       "class Diff(nn.Cell):\n    @jit\n    def construct(self, x):\n"
+                                       "        return self.encoder(x)\n",
+                     "infer.py": "from models.structure import Structure\nfrom models.diff import Diff\n\n"
+                                 "if __name__ == '__main__':\n    Structure()(Diff()(1))\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models/encoder.py", "error"), ("models/structure.py", "warning")}
+    # the package's `__init__.py` imports the encoder: a compiling file that imports the package reaches it
+    write(tmp_path, {"tools/export.py": "import mindspore\nimport models\nmindspore.set_context(mode=0)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models/encoder.py", "error"), ("models/structure.py", "warning")}
+    write(tmp_path, {"tools/export.py": "import mindspore\nimport models.structure\nmindspore.set_context(mode=0)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models/encoder.py", "error"), ("models/structure.py", "error")}
+
+
+def test_a_mode_selected_by_an_imported_helper_is_the_scripts(tmp_path):
+    """SinGAN (a community zoo): `predict.py` imports `utils/args.py`, whose `get_args()` selects GRAPH_MODE: the
+    mode is the process's, so the networks `predict.py` imports compile."""
+    write(tmp_path, {"README.md": "singan\n", "models/cyclegan.py": EXAMPLE_MODEL,
+                     "models/featureview.py": EXAMPLE_MODEL.replace("Block", "View"),
+                     "utils/args.py": "import mindspore\n\n\ndef get_args():\n"
+                                      "    mindspore.set_context(mode=mindspore.GRAPH_MODE)\n",
+                     "predict.py": "from models.cyclegan import Block\nfrom utils.args import get_args\n\n"
+                                   "if __name__ == '__main__':\n    get_args()\n    Block()(1)\n",
+                     "view.py": "from models.featureview import View\n\n"
+                                "if __name__ == '__main__':\n    View()(1)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models/cyclegan.py", "error"), ("models/featureview.py", "warning")}
