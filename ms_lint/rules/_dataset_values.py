@@ -17,10 +17,12 @@ _MAX_DEPTH = 6
 TUPLES, DICTS = "tuples", "dicts"
 
 
-def loop_item(ctx, name: ast.Name, bound_values: Callable[[Any, ast.Name], List[Any]]) -> Optional[str]:
+def loop_item(ctx, name: ast.Name, bound_values: Callable[[Any, ast.Name], List[Any]],
+              is_tensor: Callable[[ast.expr], bool] = lambda value: False) -> Optional[str]:
     """TUPLES when every binding of `name` in its scope is a loop target over a dataset that yields tensors
-    (not `enumerate`'s count), DICTS when every one is the loop variable over a dict iterator, else None.
-    `bound_values(ctx, name)`: the values a name is assigned (`_mindspore_values`)."""
+    (not `enumerate`'s count) or an assignment of a tensor (`is_tensor`), DICTS when every one is the loop
+    variable over a dict iterator, else None. `bound_values(ctx, name)`: the values a name is assigned
+    (`_mindspore_values`)."""
     function = enclosing_function(name)
     if function is not None and not ctx.names.is_local(function, name.id):
         function = None
@@ -28,6 +30,10 @@ def loop_item(ctx, name: ast.Name, bound_values: Callable[[Any, ast.Name], List[
     for node in bindings.binders(ctx.walk, function, name.id):
         if _derived_from_itself(node, name.id):
             continue  # `image = image.cuda().float()` in the loop: the loop's value goes on
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and is_tensor(node.value):
+            found.add(TUPLES)  # wslnet's other loop: `image = Tensor(data["image"], mstype.float32)`
+            continue
         if not isinstance(node, ast.For):
             return None
         target, iterable = node.target, node.iter
@@ -77,6 +83,14 @@ def _yields(ctx, expr: ast.expr, bound_values, depth: int) -> Optional[str]:
         values = bound_values(ctx, expr)
         kinds = {_yields(ctx, value, bound_values, depth + 1) if isinstance(value, ast.expr) else None
                  for value in values}
+        if kinds == {TUPLES, DICTS}:  # a dataset's two iterators under one name: the one assigned last before
+            earlier = [value for value in values if isinstance(value, ast.expr) and value.lineno < expr.lineno]
+            return _yields(ctx, max(earlier, key=lambda value: value.lineno), bound_values, depth + 1) \
+                if earlier else None
+        return kinds.pop() if len(kinds) == 1 else None
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        values = _self_values(ctx, expr)  # wslnet's `Test`: `self.loader = GeneratorDataset(...).batch(1)`
+        kinds = {_yields(ctx, value, bound_values, depth + 1) for value in values}
         return kinds.pop() if len(kinds) == 1 else None
     if not isinstance(expr, ast.Call):
         return None
@@ -91,3 +105,24 @@ def _yields(ctx, expr: ast.expr, bound_values, depth: int) -> Optional[str]:
             return DICTS if _yields(ctx, func.value, bound_values, depth + 1) is not None else None
     qualname = ctx.names.qualname(func) or ""
     return TUPLES if qualname.startswith("mindspore.dataset.") and qualname.endswith("Dataset") else None
+
+
+def _self_values(ctx, attribute: ast.Attribute) -> List[ast.expr]:
+    """What the methods of the enclosing class assign to `self.<attr>` (nothing if another form binds it)."""
+    node: Optional[ast.AST] = attribute
+    while node is not None and not isinstance(node, ast.ClassDef):
+        node = ctx.parent(node)
+    if node is None:
+        return []
+    values = []
+    assigns = [found for kind in (ast.Assign, ast.AugAssign, ast.AnnAssign) for found in ctx.walk.of_kind(node, kind)]
+    for assign in assigns:
+        targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+        for target in targets:
+            for bound in ast.walk(target):
+                if isinstance(bound, ast.Attribute) and bound.attr == attribute.attr \
+                        and isinstance(bound.value, ast.Name) and bound.value.id == "self":
+                    if target is not bound or not isinstance(assign, ast.Assign):
+                        return []  # unpacked, augmented or annotated: not followed
+                    values.append(assign.value)
+    return values

@@ -102,7 +102,9 @@ def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
     if isinstance(expr, ast.Name):
         values = bound_values(ctx, expr)
         if not values:
-            return "tensor" if dataset_values.loop_item(ctx, expr, bound_values) == dataset_values.TUPLES else None
+            looped = dataset_values.loop_item(ctx, expr, bound_values,
+                                              lambda value: host_kind(ctx, value, memo, depth) == "tensor")
+            return "tensor" if looped == dataset_values.TUPLES else None
         kinds = {_annotated_kind(ctx, v) if isinstance(v, ast.arg) else host_kind(ctx, v, memo, depth)
                  for v in values}
         return kinds.pop() if len(kinds) == 1 else None

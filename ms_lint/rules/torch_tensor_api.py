@@ -44,8 +44,9 @@ class TorchTensorApi(Rule):
     `Tensor`/`Parameter`, the result of a `mindspore.ops`/`mindspore.numpy`/`mindspore.mint` call, a MindSpore
     `nn.Cell` subclass instance, a name all of whose bindings in its scope are such values, a `Tensor`-annotated
     argument, a `self.<Parameter>`, or what a loop over a MindSpore dataset binds (`for image, mask in loader:`,
-    `row["image"]` of `create_dict_iterator()`; not with `output_numpy=True`; converted in place, `image, mask =
-    image.float(), mask.float()`, it stays one). A name that some binding gives a PyTorch tensor
+    `row["image"]` of `create_dict_iterator()`, a dataset kept as `self.loader`; not with `output_numpy=True`;
+    converted in place, `image, mask = image.float(), mask.float()`, or assigned a `Tensor` elsewhere, it stays
+    one). A name that some binding gives a PyTorch tensor
     (`feat = F.grid_sample(...)[..., 0]`) is not known to be MindSpore's. `torch.device(...)` is reported when
     it reaches `.to(...)` of such a value or a `device=` argument of a MindSpore call; `torch.no_grad()` when the
     `with` block (or the function it decorates) calls MindSpore and never mentions `torch`. Modules that import
