@@ -164,7 +164,7 @@ class _Finder:
                 for name in names:
                     if name != "*":
                         found.update(self._files(base, parts + [name]))
-            else:
+            elif module.partition(".")[0] in self._first_names:  # (not `from mindspore import nn, ops`)
                 for name in names:
                     if name != "*":
                         found.update(self.absolute(f"{module}.{name}", directory))

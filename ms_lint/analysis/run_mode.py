@@ -88,6 +88,7 @@ def of_project(root: str, files_under: Callable[[str], Iterable[str]],
 def forget_projects() -> None:
     """Scan every project again when next asked (a long-lived process whose files changed: the server)."""
     _modes.forget()
+    _jit_rows.clear()
     _is_project_directory.cache_clear()
     for forget in _forgetting:
         forget()
@@ -259,10 +260,17 @@ def evidence(data: bytes, path: str, chosen: Optional[List[Tuple[str, int]]] = N
 
 
 def jit_row(data: bytes, path: str, keep: Optional[Keep] = None) -> Optional[int]:
-    """The row of a MindSpore `jit` around a function that may call a Cell, or None."""
-    if (b"jit" in data or b"ms_function" in data) and _line_match(_JIT, data, _JIT_NEEDLES):
-        return _jit_calling_cells(data, path, keep)
-    return None
+    """The row of a MindSpore `jit` around a function that may call a Cell, or None (a file parsed once per
+    content: the run-mode scan and `module_reach` both ask)."""
+    if not ((b"jit" in data or b"ms_function" in data) and _line_match(_JIT, data, _JIT_NEEDLES)):
+        return None
+    key = (path, len(data), hash(data))
+    if key not in _jit_rows:
+        _jit_rows[key] = _jit_calling_cells(data, path, keep)
+    return _jit_rows[key]
+
+
+_jit_rows: Dict[Tuple[str, int, int], Optional[int]] = {}
 
 
 def script_row(data: bytes) -> Optional[int]:
