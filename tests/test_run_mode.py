@@ -473,3 +473,27 @@ def test_a_mode_selected_by_an_imported_helper_is_the_scripts(tmp_path):
                                 "if __name__ == '__main__':\n    View()(1)\n"})
     (tmp_path / "pyproject.toml").unlink()
     assert severities(tmp_path) == {("models/cyclegan.py", "error"), ("models/featureview.py", "warning")}
+
+
+def test_a_self_test_inside_a_package_is_not_a_script(tmp_path):
+    """mindone's `nerfacc/utils/grid_utils.py` runs a self-test: a library's Cells are compiled by scripts the
+    linter does not see, so a file inside a package does not make what it imports run in PyNative."""
+    write(tmp_path, {"README.md": "lib\n", "lib/__init__.py": "", "lib/nets.py": EXAMPLE_MODEL,
+                     "lib/utils/__init__.py": "",
+                     "lib/utils/grid.py": "from lib.nets import Block\n\nif __name__ == '__main__':\n"
+                                          "    Block()(1)\n",
+                     "lib/step.py": "from mindspore import jit\n\n\n@jit\ndef step(net, x):\n    return net(x)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("lib/nets.py", "error")}
+
+
+def test_a_package_wins_over_a_module_of_the_same_name(tmp_path):
+    """DecoMR (issue 19's fifth sample): `train.py` does `from train import Trainer`, which Python finds in the
+    package `train/` beside it; a GRAPH_MODE demo elsewhere imports nothing of the project."""
+    write(tmp_path, {"README.md": "decomr\n", "train/__init__.py": "from .cell import Block as Trainer\n",
+                     "train/cell.py": EXAMPLE_MODEL,
+                     "train.py": "import mindspore\nfrom train import Trainer\n\nif __name__ == '__main__':\n"
+                                 "    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)\n    Trainer()(1)\n",
+                     "test_demo.py": "import mindspore\nmindspore.set_context(mode=mindspore.GRAPH_MODE)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("train/cell.py", "warning")}

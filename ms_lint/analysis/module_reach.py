@@ -11,7 +11,9 @@ or through other modules and the packages' `__init__.py` on the way), may select
 (a self-test, not run on import). A script that may select GRAPH_MODE (or a mode from a variable or an option)
 compiles every module it imports; a `jit` around a function that may call a Cell compiles what its file imports.
 A module that some script reaches, and that nothing which may compile reaches, runs in PyNative. A script is a
-file no other project file imports that runs itself or selects a mode.
+file no other project file imports that, outside any package (no `__init__.py` beside it), runs itself or
+selects a mode, or inside one selects a mode outside its self-test: a library whose self-tests alone run (the
+PyPI zoos) is compiled by scripts the linter does not see, and keeps its project's mode.
 
 Imports are read from the text (`import a.b`, `from .c import d`, inside functions too) and found among the
 project's files from the importer's directory and its parents (`sys.path` hacks of scripts in `tools/`), as
@@ -58,49 +60,96 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
     paths = [os.path.abspath(path) for path in files]
     if len(paths) > _MAX_FILES:
         return Reach(frozenset(), {})
-    texts = dict(read_each(paths, _MAX_FILES))
-    find = _Finder(frozenset(paths))
-    imports = {path: find.imported_files(path, data) for path, data in texts.items()}
-    imported = {target for path, targets in imports.items() for target in targets if target != path}
+    known = frozenset(paths)
+    candidates = [path for path, data in read_each(paths, _MAX_FILES) if _may_be_script(path, data, known)]
+    if not candidates:
+        return Reach(frozenset(), {})
+    project = _Project(paths, _Finder(known))
     compiled: Set[str] = set()
-    selected: Dict[str, List[Tuple[str, int]]] = {}  # file -> the modes it selects once imported (or run)
-    scripts: List[Tuple[str, Optional[int]]] = []  # (path, the row where it runs itself)
-    for path, data in texts.items():
-        chosen = list(run_mode.selections(data)) if b"set_context" in data else []
-        if path in imported:
-            chosen = [(mode, row) for mode, row in chosen if not _in_main_block(data, row)]
-        if chosen:
-            selected[path] = chosen
-        if run_mode.jit_row(data, path, keep) is not None:
-            compiled |= _closure([path], imports)  # what the jit's function may call
-        runs = run_mode.script_row(data)
-        if path not in imported and (runs is not None or chosen):
-            scripts.append((path, runs))
     reached_by: Dict[str, run_mode.Evidence] = {}
-    for path, runs in scripts:
-        reached = _closure([path], imports)
+    compiling = [path for path in candidates
+                 if any(mode != run_mode.PYNATIVE for mode, _ in project.selections(path, own=True))]
+    for path in candidates:
+        if path in compiling:
+            continue  # what it reaches matters only beside a PyNative script: below
+        reached = project.closure([path])
+        # the modes the script's process may select: its own, and those of the modules it imports when they are
+        # imported or called (not their self-tests)
         modes = [(mode, row, file) for file in sorted(reached, key=lambda file: file != path)
-                 for mode, row in selected.get(file, ())]
+                 for mode, row in project.selections(file, own=file == path)]
         if any(mode != run_mode.PYNATIVE for mode, _, _ in modes):
             compiled |= reached
             continue
+        runs = run_mode.script_row(project.text(path))
+        if (not modes and runs is None) or project.imported_elsewhere(path):
+            continue  # (a module after all: its importers' scripts decide)
         said = run_mode.Evidence(modes[0][2], modes[0][1], run_mode.REACHED + run_mode.PYNATIVE) if modes \
             else run_mode.Evidence(path, runs or 1, run_mode.REACHED + run_mode.RUNS)
         for file in reached:  # a selected PyNative says more than a script that selects no mode
             if file not in reached_by or said.kind == run_mode.REACHED + run_mode.PYNATIVE:
                 reached_by[file] = said
+    if not reached_by:
+        return Reach(frozenset(compiled), reached_by)
+    for path in compiling:
+        compiled |= project.closure([path])
+    for path in paths:
+        if run_mode.jit_row(project.text(path), path, keep) is not None:
+            compiled |= project.closure([path])  # what the jit's function may call
     return Reach(frozenset(compiled), reached_by)
 
 
-def _closure(starts: Iterable[str], imports: Dict[str, Set[str]]) -> Set[str]:
-    seen = set(starts)
-    stack = list(seen)
-    while stack:
-        for target in imports.get(stack.pop(), ()):
-            if target not in seen:
-                seen.add(target)
-                stack.append(target)
-    return seen
+def _may_be_script(path: str, data: bytes, known: FrozenSet[str]) -> bool:
+    """Outside any package, a file that runs itself or selects a mode; inside one, a file that selects a mode
+    outside its `if __name__ == "__main__":` block (pointRCNN's `tools/train_rcnn.py`). A self-test inside a
+    package (mindone's `nerfacc/utils/grid_utils.py`, hp-vae-gan's `networks_2d.py`) is not how a project runs:
+    a library whose modules are all in packages is left as it is."""
+    if os.path.join(os.path.dirname(path), "__init__.py") not in known:
+        return b"set_context" in data or run_mode.script_row(data) is not None
+    return b"set_context" in data and any(not _in_main_block(data, row) for _, row in run_mode.selections(data))
+
+
+class _Project:
+    """The project's files, each read, and its imports found, when first asked for."""
+
+    def __init__(self, paths: List[str], find: "_Finder"):
+        self.paths = paths
+        self._find = find
+        self._texts: Dict[str, bytes] = {}
+        self._imports: Dict[str, Set[str]] = {}
+
+    def text(self, path: str) -> bytes:
+        data = self._texts.get(path)
+        if data is None:
+            data = self._texts[path] = next((data for _, data in read_each([path], 1)), b"")
+        return data
+
+    def imports(self, path: str) -> Set[str]:
+        found = self._imports.get(path)
+        if found is None:
+            found = self._imports[path] = self._find.imported_files(path, self.text(path))
+        return found
+
+    def closure(self, starts: Iterable[str]) -> Set[str]:
+        seen = set(starts)
+        stack = list(seen)
+        while stack:
+            for target in self.imports(stack.pop()):
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        return seen
+
+    def imported_elsewhere(self, path: str) -> bool:
+        """Does another project file import this one? Only a file that spells its name can."""
+        stem = os.path.basename(path)[:-3].encode()
+        return any(other != path and stem in self.text(other) and path in self.imports(other) for other in self.paths)
+
+    def selections(self, path: str, own: bool) -> List[Tuple[str, int]]:
+        """The modes a file selects: all of them in the script itself, else those outside its self-test."""
+        data = self.text(path)
+        if b"set_context" not in data:
+            return []
+        return [(mode, row) for mode, row in run_mode.selections(data) if own or not _in_main_block(data, row)]
 
 
 def _in_main_block(data: bytes, row: int) -> bool:
@@ -203,13 +252,14 @@ class _Finder:
         return found
 
     def _files_of(self, base: str, parts: List[str]) -> Set[str]:
-        """`base/a/b.py` or `base/a/b/__init__.py` for `a.b`, with `base/a/__init__.py` on the way; empty if the
-        module itself is not a project file."""
+        """`base/a/b/__init__.py` or `base/a/b.py` for `a.b`, with `base/a/__init__.py` on the way; empty if the
+        module itself is not a project file. A package wins over a module of the same name, as in Python (DecoMR's
+        `train.py` imports `Trainer` from the package `train/` beside it)."""
         known = self.known
         target = "/".join([base, *parts]) if os.sep == "/" else os.path.join(base, *parts)
-        module = target + ".py"
+        module = os.path.join(target, "__init__.py")
         if module not in known:
-            module = os.path.join(target, "__init__.py")
+            module = target + ".py"
             if module not in known:
                 return set()
         found = {module}
