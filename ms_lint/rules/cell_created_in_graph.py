@@ -54,7 +54,10 @@ class CellCreatedInGraph(Rule):
 
     A framework layer given tensor data as its settings, `nn.Conv2dTranspose(x, w, stride=2)`, is PyTorch's
     functional form (`F.conv_transpose2d(x, w)`) ported as the layer class: building it fails with a
-    `TypeError` in every mode (measured), and the message says so (no fix).
+    `TypeError` in every mode (measured), and the message says so (no fix). A probability distribution built from
+    tensors, `Categorical(self.actor(state))`, works in PyNative and fails to compile in graph mode (measured:
+    "all arguments are required to be constants"): an error of compiled code only, lowered where the project
+    runs in PyNative.
 
     ## Example
     ```python
@@ -123,6 +126,12 @@ class CellCreatedInGraph(Rule):
                                                 "same fixed filter, but it is rebuilt at every compile and never "
                                                 "trained")
         if layer and any(ctx.tensors(node).derives_locally(argument) for argument in node.args):
+            if qualname.startswith(_WEIGHT_FREE_PACKAGES):  # `Categorical(probs)`: measured, PyNative builds it
+                yield self.report(ctx, node, severity="error", cell=ctx.text(node.func), compiled_only=True,
+                                  consequence="it is built from tensor data, and graph mode builds a Cell in graph "
+                                              "code from constants only (`TypeError` when it compiles; PyNative "
+                                              "builds it at every call)")
+                return
             # `nn.Conv2dTranspose(x, w, stride=2)`: PyTorch's functional form ported as the layer class
             yield self.report(ctx, node, severity="error", cell=ctx.text(node.func),
                               consequence="it is given tensor data as its settings, as PyTorch's functional form "

@@ -184,3 +184,29 @@ def test_msl006_a_layer_class_given_tensors_fails_in_every_mode(oracle, mode):
     cell = oracle.load(FUNCTIONAL_PORT).Upsample()
     outcome = oracle.call(mode, cell, oracle.tensor(np.ones((1, 3, 8, 8), dtype=np.float32)))
     assert not outcome.ok and outcome.error_type == "TypeError", outcome.message
+
+
+DISTRIBUTION = """
+from mindspore import nn
+from mindspore.nn.probability.distribution import Categorical
+
+class Policy(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.softmax = nn.Softmax(axis=-1)
+
+    def construct(self, logits):
+        return Categorical(self.softmax(logits)).log_prob(logits.argmax(-1))
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl006_a_distribution_built_from_tensors_fails_only_once_compiled(oracle, mode):
+    """DRL-MindSpore's PPO (issue 19's fifth sample): `Categorical(self.actor(state))` in construct."""
+    cell = oracle.load(DISTRIBUTION).Policy()
+    outcome = oracle.call(mode, cell, oracle.tensor(np.array([[0.5, 1.5]], dtype=np.float32)))
+    if mode == "pynative":
+        assert outcome.ok, outcome.error
+    else:
+        assert not outcome.ok and outcome.error_type == "TypeError", outcome.message
+        assert "constants" in outcome.message
