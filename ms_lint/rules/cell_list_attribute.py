@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Set
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
@@ -23,7 +23,9 @@ class CellListAttribute(Rule):
     (`(nn.ReLU(), nn.ReLU())`, pooling, padding) is not reported: there is nothing to register, and it compiles
     and computes as a `CellList` would (measured, LAX, STRICT and PyNative). `nn.Dropout` has a training mode
     that `set_train` cannot reach in a plain list: reported (measured: after `set_train(True)` a Dropout held in
-    a list drops nothing, in GRAPH_MODE and PyNative; in a `CellList` it drops half at `p=0.5`).
+    a list drops nothing, in GRAPH_MODE and PyNative; in a `CellList` it drops half at `p=0.5`). Nor is a list
+    whose Cells a loop also adds to a Cell container of the class (F-Conv's `Loss` keeps a dict per loss in
+    `self.loss` and each loss Cell in `self.loss_module = nn.CellList()`): they are registered there.
 
     ## Why it matters in graph mode
     MindSpore registers sub-Cells only through attributes, `nn.CellList`, `nn.SequentialCell` and `nn.CellDict`.
@@ -61,7 +63,8 @@ class CellListAttribute(Rule):
     registering changes the parameter names (`layers.0.weight`) and so the checkpoint keys, and trains weights
     that were frozen. No fix where 2.10 would reject the container (measured: `nn.CellDict` refuses `CellList`,
     `SequentialCell` and `CellDict` values, `nn.CellList` refuses `CellDict` items: `TypeError: For 'CellDict',
-    the type of cell can not be ...`), nor for a dict whose values cannot be seen.
+    the type of cell can not be ...`), nor for a dict whose values cannot be seen, nor for a list of dicts, lists
+    or tuples of Cells (a `CellList` takes Cells only).
     """
 
     code = "MSL030"
@@ -98,8 +101,10 @@ class CellListAttribute(Rule):
             consequence = ("`set_train()` does not reach its Cells: they stay in eval mode, so they never drop "
                            "while training" if _only_dropouts(ctx, node.value) else
                            "its Cells' parameters are not registered (never trained; two or more fail to compile)")
+            holds_containers = _holds_containers(ctx, node.value, owner.node, target.attr)
             yield self.report(ctx, node, container=container, attribute=target.attr, consequence=consequence,
-                              fix=self._fix(ctx, node.value, container, ctx.graph.cell_of(node)))
+                              fix=None if holds_containers else self._fix(ctx, node.value, container,
+                                                                          ctx.graph.cell_of(node)))
 
     # ----- what the value holds (`_may_be_container` lists the forms accepted) ------------------------------
     def _cell_container(self, ctx, value, function, class_node, attribute, self_name) -> Optional[str]:
@@ -203,6 +208,7 @@ class CellListAttribute(Rule):
         elements = {e.id for e in value.elts if isinstance(e, ast.Name)} \
             if isinstance(value, (ast.List, ast.Tuple)) and value.elts else set()
         unregistered = set(elements) if len(elements) == len(getattr(value, "elts", ())) else None
+        cell_lists = _cell_list_attributes(class_node, self_name)
         for node in ast.walk(class_node):
             if isinstance(node, ast.Call):
                 func = node.func
@@ -223,7 +229,7 @@ class CellListAttribute(Rule):
                 for sub in (n for stmt in body for n in ast.walk(stmt)):
                     if isinstance(sub, ast.Call) and (
                             (isinstance(sub.func, ast.Attribute) and sub.func.attr in _REGISTERING)
-                            or _sets_attribute_of(sub, self_name)):
+                            or _sets_attribute_of(sub, self_name) or _appends_to(sub, cell_lists, self_name)):
                         return True
         return False
 
@@ -285,6 +291,38 @@ def _fillers(ctx, class_node: ast.ClassDef, attribute: str):
                 yield node
         elif _is_self_attribute(node.target, attribute):
             yield node
+
+
+def _holds_containers(ctx, value: ast.expr, class_node: ast.ClassDef, attribute: str) -> bool:
+    """Are dicts, lists or tuples of Cells the items (`self.loss.append({"function": nn.MSELoss()})`)? A
+    CellList takes Cells only: wrapping would break it, so there is no fix."""
+    literals = (ast.Dict, ast.List, ast.Tuple, ast.DictComp, ast.ListComp)
+    items = list(getattr(value, "elts", ()))
+    items += [filler.args[-1] for filler in _fillers(ctx, class_node, attribute) if isinstance(filler, ast.Call)]
+    return any(isinstance(item, literals) for item in items)
+
+
+def _cell_list_attributes(class_node: ast.ClassDef, self_name: str) -> Set[str]:
+    """The attributes the class binds to a Cell container (`self.loss_module = nn.CellList()`)."""
+    found: Set[str] = set()
+    for node in ast.walk(class_node):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in framework.CELL_CONTAINERS:
+                found.update(target.attr for target in node.targets
+                             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                             and target.value.id == self_name)
+    return found
+
+
+def _appends_to(call: ast.Call, cell_lists: Set[str], self_name: str) -> bool:
+    """`self.loss_module.append(l["function"])` where `self.loss_module` is a Cell container: registered there
+    (F-Conv's `Loss` keeps dicts describing each loss in a list, and the loss Cells in a CellList)."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr in ("append", "insert", "extend") \
+        and isinstance(func.value, ast.Attribute) and func.value.attr in cell_lists \
+        and isinstance(func.value.value, ast.Name) and func.value.value.id == self_name
 
 
 def _is_self_attribute(expr, attribute: str) -> bool:
