@@ -52,8 +52,8 @@ class Float64TensorFromNumpy(Rule):
     built by a helper from `np.array([1., 2., 1.])`, registered as a buffer and used as a Conv2D weight) and in
     MindFormers' MoE router noise. A warning: whether a layer with float32 weights follows is not always in the
     source. Tensors cast before use (`.astype(...)`, `ops.cast`, or a name assigned its cast before it is
-    stored: `points = ops.cast(points, ms.float32)`), read on the host (`.asnumpy()`, `.tolist()`) or used only
-    for their shape, and tensors of host code are not reported.
+    stored: `points = ops.cast(points, ms.float32)`, through `ops.stop_gradient`), read on the host
+    (`.asnumpy()`, `.tolist()`) or used only for their shape, and tensors of host code are not reported.
 
     ## Example
     ```python
@@ -263,6 +263,9 @@ def _argument_uses(ctx, call: ast.Call, argument: ast.expr, compiled: bool, dept
         yield from _network_uses(ctx, call, depth + 1, seen)
         return
     spelled = ctx.text(func)
+    if spelled.rpartition(".")[2] == "stop_gradient":  # the same data (nnUNet's one-hot target, then cast)
+        yield from _network_uses(ctx, call, depth + 1, seen)
+        return
     if compiled and "cast" not in spelled.lower() and spelled.rpartition(".")[2] not in _NOT_DATA:
         yield f"is passed to `{ctx.excerpt(func)}(...)` in graph code"
 
