@@ -28,7 +28,11 @@ class UndefinedAttributeInGraph(Rule):
     Finds `self.<name>` read in graph-compiled code of an `nn.Cell` subclass when `nn.Cell`, the class, its
     bases and its subclasses in the module never assign `<name>` (in a method, in the class body, through
     `setattr(self, "<name>", ...)` or `insert_child_to_cell("<name>", ...)`): typically a typo
-    (`self.poss_net` for `self.pose_net`) or code ported without the attribute it needs.
+    (`self.poss_net` for `self.pose_net`) or code ported without the attribute it needs. The same for a read in
+    the class's own `__init__` outside any `if`, `try`, `with` or loop (the first read of each name): building
+    the Cell fails there, in every mode (mindone's `GPTJFlashAttention2` reads `self.attn_pdrop` and
+    `self.num_heads`, which its base `GPTJAttention` names `attn_dropout` and `num_attention_heads`; a
+    hp-vae-gan port reads `self.opt`, issue 19's fourth sample).
 
     Silent when the attributes cannot all be known: a base that cannot be resolved or is a MindSpore layer
     other than `nn.Cell`; `setattr` with a variable name, `__getattr__`, `self.__dict__`, `self` handed to a
@@ -80,8 +84,8 @@ class UndefinedAttributeInGraph(Rule):
     name = "undefined-attribute-in-graph"
     severity = "error"
     scope = "cell"
-    message = ("`self.{attribute}` read in graph code reached from `{entry}` is never assigned in `{cls}` or its "
-               "bases: {when} `AttributeError: ... has no attribute '{attribute}'`{hint}")
+    message = ("`self.{attribute}` read {where} is never assigned in `{cls}` or its bases: {when} "
+               "`AttributeError: ... has no attribute '{attribute}'`{hint}")
     fix_applicability = "unsafe"
 
     def visit_class_def(self, node: ast.ClassDef, ctx):
@@ -91,7 +95,7 @@ class UndefinedAttributeInGraph(Rule):
             return
         # most classes read only names they or every Cell define: then what their bases hold does not matter
         always, own = _always_defined(ctx), cell.summary
-        reads = [read for read in _graph_self_reads(ctx, node) if not (
+        reads = [read for read in [*_graph_self_reads(ctx, node), *_init_self_reads(ctx, node)] if not (
             read.attr in always or read.attr in own.attributes or read.attr in own.methods
             or read.attr in own.properties or (read.attr.startswith("__") and read.attr.endswith("__")))]
         if not reads:
@@ -106,14 +110,19 @@ class UndefinedAttributeInGraph(Rule):
             best = _closest(name, defined - framework.CELL_MEMBERS)  # not Cell's own `to`, `phase`: never meant
             flag = guarding_flag(read, getattr(read.value, "id", ""), node, ignore=read.attr)
             when = "compiling this line fails with"
-            if flag is not None:
+            entry = ctx.graph.entry_of(read)
+            where = f"in graph code reached from `{entry.name}`" if entry is not None else f"in `{node.name}.__init__`"
+            if entry is None:
+                when = "building the Cell fails with"  # (hp-vae-gan's `self.opt.num_layer`, issue 19)
+            elif flag is not None:
                 when = (f"the branch on `self.{flag}` is folded at compile time, so this compiles while the flag "
                         "keeps it out, and fails with")
             elif name in ctx.graph.index.names_set_outside():
                 when = (f"another file sets `{name}` by name (`setattr`/`exec`): unless that is on this Cell "
                         "before it is called, compiling this line fails with")
-            yield self.report(ctx, read, attribute=name, cls=node.name, when=when,
-                              severity=None if when.startswith("compiling") else "warning",
+            yield self.report(ctx, read, attribute=name, cls=node.name, when=when, where=where,
+                              severity=None if not when.startswith("the branch") and not when.startswith(
+                                  "another") else "warning",
                               hint=f" (did you mean `{best}`?)" if best else "",
                               fix=self._fix(ctx, read, best) if best else None)
 
@@ -149,6 +158,25 @@ def _graph_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and self_parameter(method)
             and ctx.graph.is_compiled(method) and not _decorated_with(method, ("staticmethod", "classmethod"))
             for read in _self_reads(ctx.graph, method, self_parameter(method) or "")]
+
+
+def _init_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
+    """`self.x` reads in the class's own `__init__` (host code: the Cell is being built), outside any `if` or
+    `try` (a guarded read may be meant for a subclass or a later version)."""
+    init = next((method for method in node.body if isinstance(method, ast.FunctionDef) and method.name == "__init__"
+                 and not ctx.graph.is_compiled(method)), None)
+    self_name = self_parameter(init) if init is not None else None
+    if init is None or self_name is None:
+        return []
+    first: dict = {}  # attribute -> its first read: building stops there
+    for statement in init.body:
+        if isinstance(statement, (ast.If, ast.Try, ast.With, ast.For, ast.While, *_DEFS, ast.ClassDef)):
+            continue
+        for sub in ast.walk(statement):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load) and isinstance(sub.value, ast.Name) \
+                    and sub.value.id == self_name and sub.attr not in first:
+                first[sub.attr] = sub
+    return list(first.values())
 
 
 def _self_reads(graph, function, self_name: str) -> List[ast.Attribute]:

@@ -87,3 +87,32 @@ def test_msl032_a_read_behind_a_short_circuit_on_a_flag_is_folded_too(oracle, mo
     assert not oracle.compile(mode, flagged, x).ok
     flagged.add_flags_recursive(is_first_iteration=True)
     assert oracle.call(mode, flagged, x).ok
+
+
+FLASH = """
+from mindspore import nn
+
+
+class Attention(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.num_attention_heads = 2
+
+    def construct(self, x):
+        return x * self.num_attention_heads
+
+
+class FlashAttention(Attention):
+    def __init__(self):
+        super().__init__()
+        self.heads = self.num_heads
+"""
+
+
+def test_msl032_a_read_in_init_of_a_name_never_set_fails_building_the_cell(oracle):
+    """mindone's `GPTJFlashAttention2` reads `self.num_heads`, which its base calls `num_attention_heads`."""
+    cells = oracle.load(FLASH)
+    outcome = oracle.call("pynative", cells.FlashAttention)
+    assert not outcome.ok and outcome.error_type == "AttributeError" and "num_heads" in outcome.message, \
+        outcome.message
+    assert oracle.call("pynative", cells.Attention).ok
