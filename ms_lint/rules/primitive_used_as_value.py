@@ -20,7 +20,8 @@ class PrimitiveUsedAsValue(Rule):
     Finds a name that holds a `mindspore.ops` primitive, `rand = ops.UniformReal()`, used as a number or tensor in
     arithmetic or an ordering (`rand - 0.5`, `-rand`, `rand > 0.5`) without being called: the random draw (or
     the result) was meant, `rand(shape) - 0.5`. Every binding of the name in its scope must be a primitive built
-    from `mindspore.ops` (a name also assigned a tensor is not judged).
+    from `mindspore.ops` (a name also assigned a tensor is not judged); the first such use of each name is reported,
+    and not a primitive given its inputs when built (`ops.Maximum(-x, 0)`: MSL067 reports that call).
 
     ## Why it matters in graph mode
     A primitive is an operation: it takes its settings when built and its inputs when called. Arithmetic on the
@@ -71,7 +72,7 @@ class PrimitiveUsedAsValue(Rule):
             return None
         func = value.func
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if last not in _PRIMITIVES or not _is_primitive(ctx, value):
+        if last not in _PRIMITIVES or not _is_primitive(ctx, value) or _built_with_inputs(ctx, value):
             return None
         return self._uses(node.targets[0], value, ctx)
 
@@ -92,6 +93,14 @@ class PrimitiveUsedAsValue(Rule):
                 continue  # reported once, from the name's first binding
             yield self.report(ctx, load, name=target.id, built=f"{ctx.text(built.func)}()",
                               use=ctx.excerpt(parent))
+            return  # the first use fails: one finding per name
+
+
+def _built_with_inputs(ctx, call: ast.Call) -> bool:
+    """`ops.Maximum(-x, 0)`: more positional arguments than the primitive takes when built, which MSL067 reports
+    (its construction fails first)."""
+    signature = mindspore_nn.SIGNATURES.get(ctx.names.qualname(call.func) or "")
+    return signature is not None and not signature[3] and len(call.args) > len(signature[0])
 
 
 def _is_primitive(ctx, call: ast.Call) -> bool:
