@@ -25,6 +25,9 @@ TORCH_MODULE_METHODS = {
 # "cpu", "CPU", "Ascend", "npu" and "meta" are accepted).
 TORCH_DEVICES = ("cuda", "gpu", "mps", "xpu")
 _ON = {"tensor": "on a MindSpore tensor", "cell": "on a MindSpore Cell"}
+# MindSpore's Cell classes that `torch.nn` does not have
+_MINDSPORE_ONLY = frozenset({"Cell", "SequentialCell", "CellList", "CellDict", "LossBase", "WithLossCell",
+                             "TrainOneStepCell"})
 _NO_GRAD = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode")
 _NO_GRAD_NAMES = frozenset(qualname.rpartition(".")[2] for qualname in _NO_GRAD)
 
@@ -37,7 +40,10 @@ class TorchTensorApi(Rule):
     measured to fail in GRAPH_MODE and PyNative), `.to("cuda")`/`.to(torch.device(...))`, and PyTorch's
     `torch.device(...)` and `torch.no_grad()` applied to MindSpore code; and PyTorch's `nn.Module` methods called
     on a Cell (`net.eval()`, `net.train()`, `net.parameters()`, `net.zero_grad()`, `net.children()`...), when the
-    Cell's class is known and none of its project classes defines the method.
+    Cell's class is known and none of its project classes defines the method. The other way round, a class
+    derived from MindSpore's `Cell` (or `SequentialCell`, `CellList`...) spelled on PyTorch's `torch.nn`: `import
+    torch.nn as nn` kept in a half-ported module makes `class Block(nn.Cell)` an AttributeError when the module
+    is imported (st_gcn's `gcn_utils.py`, issue 19's fourth sample).
 
     The receiver must be known to be MindSpore's. In graph code (`construct` and what it reaches) that is a tensor
     by the tensor-value analysis. In host code it is a value the module provably builds with MindSpore: a
@@ -140,6 +146,18 @@ class TorchTensorApi(Rule):
         elif kind in MISSING[method]:
             yield self.report(ctx, node, call=call, where=_ON[kind], consequence=_missing(method, kind, compiled),
                               fix=self._detach_fix(ctx, node) if method == "detach" else None)
+
+    def visit_class_def(self, node: ast.ClassDef, ctx):
+        """`class Block(nn.Cell)` where `nn` is PyTorch's (`import torch.nn as nn` left in a half-ported module)."""
+        for base in node.bases:
+            qualname = ctx.names.qualname(base) or ""
+            package, _, name = qualname.rpartition(".")
+            if package == "torch.nn" and name in _MINDSPORE_ONLY and not uses_mindtorch(ctx):
+                yield self.report(ctx, base, call=ctx.text(base),
+                                  where=f"is `torch.nn.{name}` here (`{ctx.text(base).rpartition('.')[0]}` is "
+                                        f"PyTorch's `torch.nn`)",
+                                  consequence=f"PyTorch has no `{name}` (AttributeError when the class statement "
+                                              f"runs); import MindSpore's: `from mindspore import nn`")
 
     def visit_with(self, node: ast.With, ctx):
         for item in node.items:
