@@ -150,6 +150,8 @@ class TorchTensorApi(Rule):
     def visit_class_def(self, node: ast.ClassDef, ctx):
         """`class Block(nn.Cell)` where `nn` is PyTorch's (`import torch.nn as nn` left in a half-ported module)."""
         for base in node.bases:
+            if (base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")) not in _MINDSPORE_ONLY:
+                continue  # (most bases: the name alone rules them out)
             qualname = ctx.names.qualname(base) or ""
             package, _, name = qualname.rpartition(".")
             if package == "torch.nn" and name in _MINDSPORE_ONLY and not uses_mindtorch(ctx):

@@ -168,14 +168,14 @@ def _init_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
     self_name = self_parameter(init) if init is not None else None
     if init is None or self_name is None:
         return []
+    # the rows of the compound statements (and nested defs), whose reads may not run
+    guarded = [(statement.lineno, statement.end_lineno or statement.lineno) for statement in init.body
+               if isinstance(statement, (ast.If, ast.Try, ast.With, ast.For, ast.While, *_DEFS, ast.ClassDef))]
     first: dict = {}  # attribute -> its first read: building stops there
-    for statement in init.body:
-        if isinstance(statement, (ast.If, ast.Try, ast.With, ast.For, ast.While, *_DEFS, ast.ClassDef)):
-            continue
-        for sub in ast.walk(statement):
-            if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load) and isinstance(sub.value, ast.Name) \
-                    and sub.value.id == self_name and sub.attr not in first:
-                first[sub.attr] = sub
+    for read in ctx.graph.walk.nodes_of(init).attribute_loads:
+        if read.value.__class__ is ast.Name and read.value.id == self_name and read.attr not in first \
+                and not any(start <= read.lineno <= end for start, end in guarded):
+            first[read.attr] = read
     return list(first.values())
 
 
