@@ -269,3 +269,9 @@ def is_known_non_cell(qualname: str) -> bool:
     head = qualname.split(".", 1)[0]
     return head in ("builtins", "abc", "typing", "enum", "collections", "dataclasses", "numpy", "torch", "object",
                     "mindspore", "mindtorch", "typing_extensions")
+
+
+# The `mindspore.ops` primitive classes 2.10 has (by name), and the packages that export them
+OPS_PRIMITIVE_PACKAGES = ("mindspore.ops", "mindspore.ops.operations")
+OPS_PRIMITIVES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SIGNATURES
+                           if name.startswith("mindspore.ops.") and name.rpartition(".")[2][:1].isupper())

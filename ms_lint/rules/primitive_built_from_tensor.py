@@ -2,13 +2,8 @@ from __future__ import annotations
 
 import ast
 
-from ms_lint.analysis import mindspore_nn
+from ms_lint.analysis import framework
 from ms_lint.rule import Rule
-
-_PRIMITIVE_PACKAGES = ("mindspore.ops", "mindspore.ops.operations")
-_PRIMITIVES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SIGNATURES
-                        if name.startswith("mindspore.ops.") and name.rpartition(".")[2][:1].isupper())
-
 
 _NOT_JUDGED = (ast.Starred, ast.Tuple, ast.List)
 
@@ -68,12 +63,12 @@ class PrimitiveBuiltFromTensor(Rule):
                "primitive takes constant settings when built and tensors when called (`{call_form}`); fails to "
                "compile in graph mode")
     needles = ("ops", "P.")
-    call_names = _PRIMITIVES
+    call_names = framework.OPS_PRIMITIVES
 
     def visit_call(self, node: ast.Call, ctx):
         qualname = ctx.names.qualname(node.func) or ""
         package, _, name = qualname.rpartition(".")
-        if package not in _PRIMITIVE_PACKAGES or name not in _PRIMITIVES:
+        if package not in framework.OPS_PRIMITIVE_PACKAGES or name not in framework.OPS_PRIMITIVES:
             return
         tensors = ctx.tensors(node)
         for value in [*node.args, *(k.value for k in node.keywords)]:

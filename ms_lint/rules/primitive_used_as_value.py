@@ -3,15 +3,12 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from ms_lint.analysis import mindspore_nn
+from ms_lint.analysis import framework, mindspore_nn
 from ms_lint.analysis.walk import enclosing_function
 from ms_lint.rule import Diagnostic, Rule
 from ms_lint.rules._mindspore_values import bound_values
 
-_PRIMITIVE_PACKAGES = ("mindspore.ops", "mindspore.ops.operations")
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-_PRIMITIVES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SIGNATURES
-                        if name.startswith("mindspore.ops.") and name.rpartition(".")[2][:1].isupper())
 
 
 class PrimitiveUsedAsValue(Rule):
@@ -72,7 +69,7 @@ class PrimitiveUsedAsValue(Rule):
             return None
         func = value.func
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if last not in _PRIMITIVES or not _is_primitive(ctx, value) or _built_with_inputs(ctx, value):
+        if last not in framework.OPS_PRIMITIVES or not _is_primitive(ctx, value) or _built_with_inputs(ctx, value):
             return None
         return self._uses(node.targets[0], value, ctx)
 
@@ -106,4 +103,4 @@ def _built_with_inputs(ctx, call: ast.Call) -> bool:
 def _is_primitive(ctx, call: ast.Call) -> bool:
     qualname = ctx.names.qualname(call.func) or ""
     package, _, name = qualname.rpartition(".")
-    return package in _PRIMITIVE_PACKAGES and name in _PRIMITIVES
+    return package in framework.OPS_PRIMITIVE_PACKAGES and name in framework.OPS_PRIMITIVES
