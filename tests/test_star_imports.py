@@ -124,22 +124,3 @@ def test_reexported_modules_are_mindspore_in_every_front_end(reexporting, model)
                                  "--enable", ",".join(symbols), "--output-format", "json", "-j", jobs, model],
                                 cwd=reexporting, capture_output=True, text=True)
         assert {(item["line"], symbols[item["symbol"]]) for item in json.loads(pylint.stdout)} == REEXPORTED, jobs
-
-
-@pytest.mark.parametrize("module, is_package, level, target, expected", [
-    ("pkg.sub.mod", False, 1, "x", "pkg.sub.x"),
-    ("pkg.sub.mod", False, 2, "x", "pkg.x"),
-    ("pkg.sub", True, 1, "x", "pkg.sub.x"),
-    ("pkg.sub", True, 2, "x", "pkg.x"),
-    # a monorepo's `clip/clip.py`: `from ..base_model import BaseModel` leaves the top-level package (ImportError),
-    # and must not name another project's top-level `base_model.py`
-    ("clip.clip", False, 2, "base_model", None),
-    ("clip", True, 2, "base_model", None),
-    # a module outside any package (a directory without `__init__.py`) names its sibling
-    ("encoding", False, 1, "base_field", "base_field"),
-    ("encoding", False, 2, "base_field", None),
-])
-def test_relative_imports_stop_at_the_top_level_package(module, is_package, level, target, expected):
-    from ms_lint.analysis.imports import ImportMap
-
-    assert ImportMap(module, is_package).absolute(target, level) == expected

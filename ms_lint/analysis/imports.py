@@ -127,10 +127,7 @@ class ImportMap:
             return module
         parts = self.module.split(".") if self.module else []
         drop = level - 1 if self.is_package else level
-        # beyond the top-level package: ImportError, not a same-named module of another project (a monorepo's
-        # `clip/clip.py` doing `from ..base_model import BaseModel`); a module outside any package may name a
-        # sibling (`from .base_field import X` in a directory without `__init__.py`: a namespace package)
-        if drop > len(parts) or (drop == len(parts) and (len(parts) > 1 or self.is_package)):
+        if drop > len(parts):
             return None
         parts = parts[: len(parts) - drop]
         if module:
