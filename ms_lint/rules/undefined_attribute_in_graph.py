@@ -95,7 +95,7 @@ class UndefinedAttributeInGraph(Rule):
             return
         # most classes read only names they or every Cell define: then what their bases hold does not matter
         always, own = _always_defined(ctx), cell.summary
-        reads = [read for read in [*_graph_self_reads(ctx, node), *_init_self_reads(ctx, node)] if not (
+        reads = [read for read in [*_graph_self_reads(ctx, node), *_init_self_reads(ctx, cell, node)] if not (
             read.attr in always or read.attr in own.attributes or read.attr in own.methods
             or read.attr in own.properties or (read.attr.startswith("__") and read.attr.endswith("__")))]
         if not reads:
@@ -160,9 +160,14 @@ def _graph_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
             for read in _self_reads(ctx.graph, method, self_parameter(method) or "")]
 
 
-def _init_self_reads(ctx, node: ast.ClassDef) -> List[ast.Attribute]:
+def _init_self_reads(ctx, cell, node: ast.ClassDef) -> List[ast.Attribute]:
     """`self.x` reads in the class's own `__init__` (host code: the Cell is being built), outside any `if` or
-    `try` (a guarded read may be meant for a subclass or a later version)."""
+    `try` (a guarded read may be meant for a subclass or a later version). Only for a class whose project bases
+    are all in its module: a base imported from elsewhere may be another project's class of the same name in a
+    monorepo (a MindFormers copy's `from ..base_model import BaseModel`)."""
+    module = cell.summary.qualname.rpartition(".")[0]
+    if any(summary.qualname.rpartition(".")[0] != module for summary in ctx.graph.mro(cell.summary)):
+        return []
     init = next((method for method in node.body if isinstance(method, ast.FunctionDef) and method.name == "__init__"
                  and not ctx.graph.is_compiled(method)), None)
     self_name = self_parameter(init) if init is not None else None
