@@ -229,7 +229,9 @@ class CellListAttribute(Rule):
                 for sub in (n for stmt in body for n in ast.walk(stmt)):
                     if isinstance(sub, ast.Call) and (
                             (isinstance(sub.func, ast.Attribute) and sub.func.attr in _REGISTERING)
-                            or _sets_attribute_of(sub, self_name) or _appends_to(sub, cell_lists, self_name)):
+                            or _sets_attribute_of(sub, self_name)
+                            or (_mentions(node.iter, attribute, local) and _appends_to(sub, cell_lists, self_name)
+                                and _uses_target(sub, node.target))):
                         return True
         return False
 
@@ -323,6 +325,14 @@ def _appends_to(call: ast.Call, cell_lists: Set[str], self_name: str) -> bool:
     return isinstance(func, ast.Attribute) and func.attr in ("append", "insert", "extend") \
         and isinstance(func.value, ast.Attribute) and func.value.attr in cell_lists \
         and isinstance(func.value.value, ast.Name) and func.value.value.id == self_name
+
+
+def _uses_target(call: ast.Call, target: ast.expr) -> bool:
+    """Does the call's argument use what the loop binds (`self.loss_module.append(entry["function"])` in
+    `for entry in self.loss:`)? An append of something else in a loop over a range registers nothing of the list
+    (Twins' `self.patch_embeds.append(...)` beside `self.pos_drops.append(nn.Dropout(...))`)."""
+    bound = {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
+    return any(isinstance(node, ast.Name) and node.id in bound for arg in call.args for node in ast.walk(arg))
 
 
 def _is_self_attribute(expr, attribute: str) -> bool:
