@@ -285,20 +285,26 @@ _JIT_NEEDLES = (b"jit", b"ms_function")
 
 
 def _line_match(pattern: "re.Pattern[bytes]", data: bytes, needles: Tuple[bytes, ...]) -> Optional["re.Match[bytes]"]:
-    """The first match of a pattern anchored at line starts whose line holds one of `needles`, tried only at the
-    starts of such lines: searched through a whole file, a `^` pattern tries every position (0.34 s for `_JIT`
-    on the 77 files of mindone that mention jit)."""
+    return next(line_matches(pattern, data, needles), None)
+
+
+def line_matches(pattern: "re.Pattern[bytes]", data: bytes, needles: Tuple[bytes, ...]) -> Iterator["re.Match[bytes]"]:
+    """The matches of a pattern anchored at line starts whose line holds one of `needles`, in order, tried only at
+    the starts of such lines: searched through a whole file, a `^` pattern tries every position (0.34 s for `_JIT`
+    on the 77 files of mindone that mention jit; 0.9 s for the import statements of its 1,729 files)."""
     starts = set()
     for needle in needles:
         position = data.find(needle)
         while position >= 0:
             starts.add(data.rfind(b"\n", 0, position) + 1)
-            position = data.find(needle, position + len(needle))
+            end = data.find(b"\n", position)
+            if end < 0:
+                break
+            position = data.find(needle, end)
     for start in sorted(starts):
         match = pattern.match(data, start)
         if match is not None:
-            return match
-    return None
+            yield match
 
 
 def selections(data: bytes) -> Iterator[Tuple[str, int]]:

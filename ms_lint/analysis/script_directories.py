@@ -85,7 +85,8 @@ def _reaches(importer: str, module: str, directory: str, own: set) -> bool:
 
 def _imports_of(files: Iterable[str], keep=None) -> List[Tuple[str, FrozenSet[str]]]:
     """(path, the modules it imports) of each file of a project (read as text: no tree for `keep`)."""
-    return [(path, frozenset((a or b).decode().lstrip(".") for a, b in _IMPORT.findall(data)))
+    return [(path, frozenset((match.group(1) or match.group(2)).decode().lstrip(".")
+                             for match in run_mode.line_matches(_IMPORT, data, (b"import",))))
             for path, data in read_each(files, 20000) if b"import" in data]
 
 
