@@ -426,3 +426,15 @@ def test_a_part_given_a_dict_of_tensors_still_holds_tensors():
         ''')
     found = linter.lint_source(SourceFile(path="fold.py", text=source, module_name="fold")).diagnostics
     assert [d.row for d in found] == [6]
+
+
+def test_msl062_a_half_gives_one_replacement():
+    """`nn.Dropout(0.5)` zeroes half as keep_prob and as PyTorch's `p`: the message names one `p=`, not two equal
+    alternatives ("write `p=0.5`, else `p=0.5`"); 0.7 still names both readings."""
+    messages = {d.row: d.message for d in lint('''
+        from mindspore import nn
+        nn.Dropout(0.5)
+        nn.Dropout(0.7)
+        ''') if d.code == "MSL062"}
+    assert "else" not in messages[3] and "write `p=0.5`" in messages[3]
+    assert "write `p=0.7`, else `p=0.3`" in messages[4]

@@ -97,6 +97,8 @@ class DropoutPositionalKeepProb(Rule):
         certain = drop_rate and (kept is not None or bool(known))
         if drop_rate:
             meaning = "the first argument is `keep_prob` in MindSpore, not PyTorch's `p`"
+        elif node.args and kept is not None and kept == 0.5:  # either reading zeroes half
+            meaning = "the first argument is `keep_prob`, deprecated in MindSpore 2.10: write `p=0.5`"
         elif node.args and kept is not None:  # `nn.Dropout(0.7)`: a keep probability, or a port's drop rate
             meaning = (f"the first argument is `keep_prob`, deprecated in MindSpore 2.10; if {ctx.text(value)} was "
                        f"meant as PyTorch's probability to zero, write `p={ctx.text(value)}`, else "
