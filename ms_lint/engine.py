@@ -168,7 +168,10 @@ class Linter:
         (what `--validate` needs to know of a module it builds)."""
         graph = GraphScope(tree, source.module_name, source.path, self.index, self.settings.syntax_level,
                            source.text, self.compile_context(source.path).syntax_level)
-        return {node.name for node in graph.cells if node in tree.body}, graph.level
+        try:
+            return {node.name for node in graph.cells if node in tree.body}, graph.level
+        finally:
+            graph.release()  # its parent links
 
     def judge(self, results: List[FileResult]) -> List[Diagnostic]:
         """Project rules over the facts of every module in `results`; suppression comments still apply."""

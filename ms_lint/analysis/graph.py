@@ -62,6 +62,14 @@ class GraphScope:
         self.tree = tree
         self.index = index or ProjectIndex()
         self.walk = ModuleWalk(tree, indexed)
+        try:
+            self._build(tree, module, path, syntax_level, source_text, project_level)
+        except BaseException:  # (a module nested too deeply): nobody will release the walk's parent links
+            self.walk.release()
+            raise
+
+    def _build(self, tree: ast.Module, module: str, path: str, syntax_level: Optional[str], source_text: str,
+               project_level: Optional[str]) -> None:
         self._dict_spelled = "__dict__" in source_text
         self.summary = summarize(tree, module, path, self._summarized, star_source=self.index.star_exports,
                                  canonical=self.index.canonical)
