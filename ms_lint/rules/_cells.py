@@ -71,3 +71,30 @@ def _weight_free_base(qualname: Optional[str]) -> bool:
         return True
     layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
     return layer == "LossBase" or layer in STATELESS_LAYERS
+
+
+# what a Cell offers about the Cells and Parameters it registers: a class calling one on itself relies on them
+_REGISTRY_METHODS = frozenset({"trainable_params", "untrainable_params", "get_parameters", "parameters_dict",
+                               "parameters_and_names", "cells", "cells_and_names", "name_cells", "set_train",
+                               "to_float", "set_grad", "update_parameters_name", "construct"})
+
+
+def holder_only(ctx, summary, self_name: str) -> bool:
+    """A Cell that is never a network: no `construct` anywhere in its MRO (every base resolved, up to `nn.Cell`)
+    and no use of what it registers on itself (`self.trainable_params()`). EAL-GAN's `CB_GAN` holds its
+    discriminators in a list and trains each with its own optimizer and `TrainOneStepCell`: nothing of it
+    compiles, and registering the list would change nothing."""
+    mro = list(ctx.graph.mro(summary))
+    known = {current.qualname for current in mro}
+    if any(current.dynamic or "construct" in current.methods
+           or not all(base in known or base in _CELL_BASES for base in current.bases) for current in mro):
+        return False
+    if len(ctx.graph.cells_deriving_from(summary.qualname)) > 1:
+        return False  # a base class whose subclasses of the module are networks
+    if not any(not method.startswith("__") for method in summary.methods):
+        return False  # nothing but `__init__`: a base for networks elsewhere, not a manager with its own methods
+    node = summary.node
+    return node is not None and not any(
+        isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTRY_METHODS
+        and isinstance(call.func.value, ast.Name) and call.func.value.id == self_name
+        for call in ast.walk(node))

@@ -8,7 +8,7 @@ from ms_lint.analysis.framework import STATELESS_LAYERS
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
-from ms_lint.rules._cells import holds_no_state
+from ms_lint.rules._cells import holder_only, holds_no_state
 
 _REGISTERING = frozenset({"insert_child_to_cell", "add_module", "register_module"})
 _CELL_ATTRIBUTES = frozenset({"training", "phase", "cells", "construct", "parameters_dict", "compile"})
@@ -37,7 +37,12 @@ class CellListAttribute(Rule):
     `layers.0.weight`... and they train.
 
     Lists kept in a local, lists later wrapped (`self.x = nn.CellList(self.x)`, `nn.SequentialCell(*self.x)`)
-    and Cells registered with `insert_child_to_cell` (or `setattr(self, name, cell)`) are fine and not reported.
+    and Cells registered with `insert_child_to_cell`, `setattr(self, name, cell)` or
+    `exec("self.layer_" + str(i) + "= self.layers[" + str(i) + "]")` are fine and not reported; so is a local
+    list filled only with weight-free layers (comprehensions, `extend`, `+`), and a list held by a Cell that is
+    never a network: no `construct` in its classes, none of its methods asks what it registers
+    (`self.trainable_params()`), and no class of the module derives from it (EAL-GAN keeps its discriminators
+    in a list and trains each with its own optimizer).
 
     ## Example
     ```python
@@ -87,7 +92,7 @@ class CellListAttribute(Rule):
             return
         owner = ctx.graph.owner_class(function)
         self_name = self_parameter(function)
-        if owner is None or self_name is None:
+        if owner is None or self_name is None or holder_only(ctx, owner, self_name):
             return
         for target in node.targets:
             if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
@@ -96,7 +101,8 @@ class CellListAttribute(Rule):
             container = self._cell_container(ctx, node.value, function, owner.node, target.attr, self_name)
             if container is None or self._registered_elsewhere(owner.node, target.attr, node.value, self_name) \
                     or _only_stateless_layers(ctx, node.value) \
-                    or _filled_only_with_stateless_layers(ctx, node.value, owner.node, target.attr):
+                    or _filled_only_with_stateless_layers(ctx, node.value, owner.node, target.attr) \
+                    or _local_of_stateless_layers(ctx, node.value, function):
                 continue
             consequence = ("`set_train()` does not reach its Cells: they stay in eval mode, so they never drop "
                            "while training" if _only_dropouts(ctx, node.value) else
@@ -229,7 +235,7 @@ class CellListAttribute(Rule):
                 for sub in (n for stmt in body for n in ast.walk(stmt)):
                     if isinstance(sub, ast.Call) and (
                             (isinstance(sub.func, ast.Attribute) and sub.func.attr in _REGISTERING)
-                            or _sets_attribute_of(sub, self_name)
+                            or _sets_attribute_of(sub, self_name) or _execs_attribute_store(sub, self_name, attribute)
                             or (_mentions(node.iter, attribute, local) and _appends_to(sub, cell_lists, self_name)
                                 and _uses_target(sub, node.target))):
                         return True
@@ -345,6 +351,17 @@ def _sets_attribute_of(call: ast.Call, self_name: str) -> bool:
         and isinstance(call.args[0], ast.Name) and call.args[0].id == self_name
 
 
+def _execs_attribute_store(call: ast.Call, self_name: str, attribute: str) -> bool:
+    """`exec("self.layer_" + str(i) + "= self.layers[" + str(i) + "]")` (VFlow): each item stored on the Cell
+    as an attribute of its own, so registered (measured: the parameters are there and it compiles)."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "exec" and call.args):
+        return False
+    pieces = sorted((node.lineno, node.col_offset, node.value) for node in ast.walk(call.args[0])
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str))
+    text = "".join(piece for _, _, piece in pieces).replace(" ", "")
+    return text.startswith(f"{self_name}.") and f"={self_name}.{attribute}[" in text
+
+
 def _mentions(expr, attribute: str, local: Optional[str]) -> bool:
     for node in ast.walk(expr):
         if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.value, ast.Name):
@@ -377,6 +394,51 @@ def _filled_only_with_stateless_layers(ctx, value: ast.expr, class_node: ast.Cla
         and filler.func.attr in ("append", "insert")
         and isinstance(filler.args[-1], ast.Call) and _builds_stateless_cell(ctx, filler.args[-1])
         for filler in fillers)
+
+
+def _local_of_stateless_layers(ctx, value: ast.expr, function) -> bool:
+    """A local list every element of which builds a layer without weights, through comprehensions, `extend` and
+    `+` (trm's `poolers = [nn.MaxPool1d(...) for _ in ...]`, then `poolers.extend([nn.MaxPool1d(...)] + [...])`,
+    stored as `self.poolers`): measured, such a list compiles and runs in GRAPH_MODE, and holds nothing to
+    register."""
+    if not isinstance(value, ast.Name):
+        return False
+    elements = _local_elements(ctx, value.id, function)
+    return bool(elements) and all(isinstance(e, ast.Call) and _builds_stateless_cell(ctx, e) for e in elements)
+
+
+def _local_elements(ctx, name: str, function) -> Optional[List[ast.expr]]:
+    """Every element expression the local list `name` receives in `function`, or None when one cannot be seen
+    (a list from elsewhere, `name[k] = ...`, a method other than append/insert/extend)."""
+    found: List[ast.expr] = []
+    for node in bindings.uses_of_local(ctx.walk, function, name):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            elements = _container_elements(node.value)
+        elif isinstance(node, ast.AugAssign):
+            elements = _container_elements(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+                and node.func.attr in ("append", "insert", "extend"):
+            elements = _container_elements(node.args[0]) if node.func.attr == "extend" else [node.args[-1]]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("pop", "copy"):
+            continue  # reads
+        else:
+            return None
+        if elements is None:
+            return None
+        found += elements
+    return found
+
+
+def _container_elements(value: ast.expr) -> Optional[List[ast.expr]]:
+    """The element expressions of a list/tuple literal, a comprehension or a sum of those; None otherwise."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return list(value.elts)
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        left, right = _container_elements(value.left), _container_elements(value.right)
+        return None if left is None or right is None else left + right
+    return None
 
 
 def _builds_stateless_cell(ctx, call: ast.Call) -> bool:
