@@ -33,6 +33,7 @@ HEADER = '''"""The public methods of `mindspore.Tensor` in MindSpore {version}.
 
 METHODS: method -> (keyword names some PyNative signature takes, or None when one takes **kwargs; the most
 positional arguments any takes, or None when one takes *args or the count could not be read).
+ATTRIBUTES: every public name of `Tensor` (methods and properties).
 GRAPH_CHECKED: the methods whose unknown keywords GRAPH_MODE rejects too (compiled one by one).
 GRAPH_KEYWORDS: method -> parameter names of the Python functions graph code may resolve it to, which graph code
 may accept as keywords where PyNative does not.
@@ -202,8 +203,11 @@ def render() -> str:
     import mindspore
 
     methods = signatures()
+    attributes = frozenset(name for name in dir(mindspore.Tensor) if not name.startswith("_"))
     return (HEADER.format(version=mindspore.__version__)
             + f"\nVERSION = {mindspore.__version__!r}\n"
+            + "# every public name of `Tensor`: a name outside it is no tensor's attribute\n"
+            + f"ATTRIBUTES = {_names(attributes, indent=4)}\n"
             + "METHODS = {\n" + "".join(f"    {name!r}: ({_names(keywords)}, {positional}),\n"
                                        for name, (keywords, positional) in methods.items()) + "}\n"
             + f"GRAPH_CHECKED = {_names(graph_checked(methods), indent=4)}\n"

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 
+from ms_lint.analysis import mindspore_tensor
 from ms_lint.rule import Rule
 
 
@@ -24,7 +25,8 @@ class RangeOverTensor(Rule):
     `range(self.n)`, `range(ops.shape(x)[0])`, `b, c = self.shape(x)` with `self.shape = P.Shape()`. A
     `construct` argument used only as a `range` bound is taken for a Python int (graph mode accepts int
     arguments) unless it is annotated `Tensor` or also used as a tensor; so is a helper method's argument
-    unless annotated `Tensor`, since callers often pass Python ints.
+    unless annotated `Tensor`, since callers often pass Python ints. An item by name (`info["num_expert"]`) or
+    an attribute no `Tensor` has (`graph.n_mols`) of an argument is a Python object's count, not reported.
 
     ## Example
     ```python
@@ -68,6 +70,23 @@ class RangeOverTensor(Rule):
         for argument in node.args:
             # a graph tensor, not host data such as `int(n)` or `n.item()` (those compile); a helper's
             # argument counts only when annotated `Tensor` (callers often pass Python ints)
-            if tensors.derives_locally(argument) and not tensors.on_host(argument):
+            if tensors.derives_locally(argument) and not tensors.on_host(argument) \
+                    and not _held_by_python_object(tensors, argument):
                 yield self.report(ctx, node, bound=ctx.text(argument))
                 return
+
+
+def _held_by_python_object(tensors, expr: ast.expr) -> bool:
+    """An item by name or an attribute no `Tensor` has, of something other than the Cell (directly or through
+    the local it was assigned to): what such an argument holds is a Python object (a dict, a batch class), whose
+    counts are Python ints. TLC's `range(extra_info["num_expert"])` (an int the model puts in the dict) and
+    KANO's `range(mol_graph.n_mols)` (a `len`) compile and run."""
+    if isinstance(expr, ast.Name):
+        definition = tensors.definition(expr)
+        if isinstance(definition, (ast.Subscript, ast.Attribute)):
+            expr = definition
+    if isinstance(expr, ast.Subscript):
+        return isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str)
+    if isinstance(expr, ast.Attribute):
+        return not tensors.is_self(expr.value) and expr.attr not in mindspore_tensor.ATTRIBUTES
+    return False
