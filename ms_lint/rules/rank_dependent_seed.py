@@ -43,7 +43,9 @@ class RankDependentSeed(Rule):
     (`set_seed(args.seed, 0)`) is not reported.
 
     Not reported: seeds of the data pipeline or of NumPy offset by rank (`ds.config.set_seed(seed + rank)`,
-    `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution.
+    `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution,
+    and a seed set where the same function (or module) sets `parameter_broadcast=True`: rank 0's weights are
+    broadcast to every rank before training.
 
     ## Why it matters in graph mode
     The global seed decides the initial weights, so ranks seeded differently start from different models while
@@ -96,6 +98,8 @@ class RankDependentSeed(Rule):
             return
         if what.startswith("a random") and not any(m in ctx.source.text for m in DISTRIBUTED_MARKERS):
             return
+        if _broadcasts_parameters(ctx, scope):
+            return
         yield self.report(ctx, node, call=_shown(ctx, node), what=what)
 
     def collect(self, ctx):
@@ -141,7 +145,7 @@ class RankDependentSeed(Rule):
             if not qualname or not ctx.graph.index.may_hold(qualname.partition(".")[0]):
                 continue  # not a function of the project: no helper of ours
             passed = _dependent_arguments(ctx, node, function or ctx.tree)
-            if passed:
+            if passed and not _broadcasts_parameters(ctx, function or ctx.tree):
                 (row, column), (end_row, end_column) = ctx.start(node), ctx.end(node)
                 calls.append({"callee": locate(qualname), "arguments": passed,
                               "span": [row, column, end_row, end_column], "call": _shown(ctx, node)})
@@ -169,6 +173,17 @@ class RankDependentSeed(Rule):
                     span = helper["span"]
                     yield self.report_at(project, helper_path, ((span[0], span[1]), (span[2], span[3])),
                                          call=helper["call"], what=f"{what} (passed by `{call['call']}`)")
+
+
+def _broadcasts_parameters(ctx, scope) -> bool:
+    """Does `scope` (a function, or the module) set `parameter_broadcast=True` (`set_auto_parallel_context`)?
+    Then rank 0's weights are sent to every rank before training, whatever each rank's seed drew (vglaw's GPU
+    branch: `parameter_broadcast=True` beside `set_seed(args.seed + local_rank)`)."""
+    if "parameter_broadcast" not in ctx.source.text:
+        return False
+    return any(keyword.arg == "parameter_broadcast" and isinstance(keyword.value, ast.Constant)
+               and keyword.value.value is True
+               for call in ctx.walk.subtree(scope) if isinstance(call, ast.Call) for keyword in call.keywords)
 
 
 def _may_depend(ctx, scope) -> bool:
