@@ -150,7 +150,22 @@ def _self_parameter(ctx, expr: ast.Attribute) -> Optional[str]:
     owner = ctx.graph.owner_class(function) if function is not None else None
     if owner is None or function is None or getattr(expr.value, "id", None) != self_parameter(function):
         return None
-    return "tensor" if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)) else None
+    if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)):
+        return "tensor"
+    return "tensor" if _tensor_attribute(ctx, owner.node, expr.attr) else None
+
+
+def _tensor_attribute(ctx, class_node: Optional[ast.ClassDef], attribute: str) -> bool:
+    """Does every `self.<attribute> = ...` of the class (of this module) build a MindSpore tensor, as VFlow's
+    `self.h = Tensor(np.zeros(...))` before `self.h.shape()`?"""
+    if class_node is None or not ctx.walk.spans(class_node):
+        return False
+    values = [node.value for node in ctx.walk.of_kind(class_node, ast.Assign)
+              if any(isinstance(target, ast.Attribute) and target.attr == attribute
+                     and isinstance(target.value, ast.Name) and target.value.id in ("self", "cls")
+                     for target in node.targets)]
+    return bool(values) and all(isinstance(value, ast.Call) and _is_mindspore_tensor_call(
+        ctx.graph.names.qualname(value.func) or "") for value in values)
 
 
 def bound_values(ctx, name: ast.Name) -> List[Any]:
