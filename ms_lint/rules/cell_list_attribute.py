@@ -404,7 +404,8 @@ def _local_of_stateless_layers(ctx, value: ast.expr, function) -> bool:
     if not isinstance(value, ast.Name):
         return False
     elements = _local_elements(ctx, value.id, function)
-    return bool(elements) and all(isinstance(e, ast.Call) and _builds_stateless_cell(ctx, e) for e in elements)
+    return elements is not None and bool(elements) and all(
+        isinstance(e, ast.Call) and _builds_stateless_cell(ctx, e) for e in elements)
 
 
 def _local_elements(ctx, name: str, function) -> Optional[List[ast.expr]]:
