@@ -6,6 +6,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 from ms_lint.analysis import mindspore_nn
 from ms_lint.analysis.walk import enclosing_function, spelled_name
 from ms_lint.rule import Diagnostic, Edit, Fix, Rule
+from ms_lint.rules._mindspore_values import bound_values
 
 _PACKAGES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops")
 # PyTorch keyword -> MindSpore's name for the same parameter, renamed only where the class takes the new name and
@@ -45,10 +46,14 @@ class LayerSignatureMismatch(Rule):
     `nn.LayerNorm(..., eps=...)`, `nn.Softmax(dim=...)`, `ops.cat(..., dim=0)`; older MindSpore's
     `ops.interpolate(x, sizes=...)`, `ops.pad(x, paddings=...)`, `ops.split(x, axis=1, output_num=2)`), more
     positional arguments than it takes (`ops.Zeros(2, 3, ms.float32)`: a primitive takes its settings when built
-    and its inputs when called), or a required argument left out. Names and signatures are those of the
-    installed 2.10 wheel, recorded in `ms_lint/analysis/mindspore_nn.py` by `tools/nn_signatures.py` (an oracle
-    test keeps them equal), not a hand-written list; the `ops` functions 2.10 dispatches in C++ (`ops.max`,
-    `ops.where`, ...) accept more than their Python signature and are not checked.
+    and its inputs when called), PyTorch's sizes given one by one where the second parameter is the `dtype`
+    (`ops.zeros(1, 133)`, `ops.ones(n, len(x))`: an int for certain, not a name that may hold a dtype;
+    measured, `TypeError: For 'Zeros', the input 'dtype' should be mindspore dtype, but got 133`; safe fix:
+    one tuple, when every size is an int for certain), or a required argument left out. Names and signatures
+    are those of the installed 2.10 wheel, recorded in `ms_lint/analysis/mindspore_nn.py` by
+    `tools/nn_signatures.py` (an oracle test keeps them equal), not a hand-written list; the `ops` functions
+    2.10 dispatches in C++ (`ops.max`, `ops.where`, ...) accept more than their Python signature and are not
+    checked.
 
     Not reported: calls with `*args` or `**kwargs` (for the checks those hide), classes whose `__init__` takes
     `**kwargs` (for keywords), MindTorch's `torch.nn` (it takes PyTorch's arguments), names of other packages,
@@ -157,6 +162,11 @@ class LayerSignatureMismatch(Rule):
                                       f"{len(positional)} ({', '.join(positional) or 'none'})",
                               consequence=f"TypeError {when}{hint}")
             return
+        if "dtype" in positional[1:len(node.args)] and when == _WHEN_CALLED:
+            finding = self._size_as_dtype(ctx, node, positional.index("dtype"))
+            if finding is not None:
+                yield finding
+                return
         given = {*positional[:len(node.args)], *(k.arg for k in node.keywords if k.arg)}
         given |= {_RENAMES[name] for name in given if name in _RENAMES}  # reported as a keyword to rename
         missing = [name for name in required if name not in given]
@@ -165,6 +175,24 @@ class LayerSignatureMismatch(Rule):
                               problem=f"leaves out the required argument{'s' * (len(missing) > 1)} "
                                       f"{', '.join(f'`{name}`' for name in missing)}",
                               consequence=f"TypeError {when}")
+
+    def _size_as_dtype(self, ctx, node: ast.Call, index: int) -> Optional[Diagnostic]:
+        """`ops.zeros(2, 3)`: PyTorch's sizes given one by one, the second taken for the `dtype` (measured on
+        2.10: `TypeError: For 'Zeros', the input 'dtype' should be mindspore dtype, but got 3`). Only an int for
+        certain: a literal, arithmetic on them, `len(...)`, a shape item, or a local bound to such values only."""
+        if not _int_for_certain(ctx, node.args[index]):
+            return None
+        sizes = node.args[:index + 1]
+        fix = None
+        if all(_int_for_certain(ctx, size) for size in sizes) and not any(k.arg == "dtype" for k in node.keywords) \
+                and len(node.args) == index + 1:
+            start, end = ctx.start(sizes[0]), ctx.end(sizes[-1])
+            fix = Fix("safe", "Pass the sizes as one tuple",
+                      (Edit("(" + ", ".join(ctx.text(size) for size in sizes) + ")", start, end),))
+        return self.report(ctx, node, call=_shown(ctx, node), version=mindspore_nn.VERSION, fix=fix,
+                           problem=f"passes the int `{ctx.text(node.args[index])}` as `dtype`, its argument "
+                                   f"{index + 1} (PyTorch's sizes one by one)",
+                           consequence=f"TypeError {_WHEN_CALLED}; pass the shape as one tuple")
 
     def _unknown_keyword(self, ctx, node: ast.Call, keyword: ast.keyword, accepted, when: str):
         name = keyword.arg or ""
@@ -284,3 +312,25 @@ def _removal(ctx, call: ast.Call, keyword: ast.keyword) -> Optional[Edit]:
     if len(arguments) > 1:
         return Edit("", ctx.start(keyword), ctx.start(arguments[1]))
     return Edit("", ctx.start(keyword), ctx.end(keyword))
+
+
+def _int_for_certain(ctx, expr: ast.expr, depth: int = 0) -> bool:
+    """An int literal, arithmetic on such values, `len(...)`, an item of a `.shape`, or a local every binding of
+    which is one (never a dtype)."""
+    if depth > 3:
+        return False
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) is int
+    if isinstance(expr, ast.UnaryOp):
+        return _int_for_certain(ctx, expr.operand, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        return _int_for_certain(ctx, expr.left, depth + 1) and _int_for_certain(ctx, expr.right, depth + 1)
+    if isinstance(expr, ast.Call):
+        return isinstance(expr.func, ast.Name) and expr.func.id in ("len", "int")
+    if isinstance(expr, ast.Subscript):
+        return isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape"
+    if isinstance(expr, ast.Name):
+        values = bound_values(ctx, expr)
+        return bool(values) and all(isinstance(value, ast.expr) and _int_for_certain(ctx, value, depth + 1)
+                                    for value in values)
+    return False

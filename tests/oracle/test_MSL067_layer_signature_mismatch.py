@@ -54,6 +54,11 @@ CALLS = [
     ("ops.sum(X, axis=1)", "unexpected keyword argument 'axis'"),
     ("ops.split(X, axis=1, output_num=2)", "unexpected keyword argument 'output_num'"),
     ("ops.Zeros()", None),
+    # PyTorch's sizes one by one: the second taken for the dtype (issue 19's sixth sample, KANO)
+    ("ops.zeros(1, 133)", "the input 'dtype' should be mindspore dtype"),
+    ("ops.ones(2, len((1, 2)))", "the input 'dtype' should be mindspore dtype"),
+    ("ops.zeros((1, 133))", None),
+    ("ops.zeros(2, ms.float32)", None),
     ("ops.L2Normalize(epsilon=1e-6)", None),
     ("ops.interpolate(X, size=(4, 4))", None),
     ("ops.cat((X, X), axis=0)", None),
