@@ -101,7 +101,7 @@ class UndefinedAttributeInGraph(Rule):
         if not reads:
             return
         defined = self._defined_names(ctx, cell)
-        if defined is None:
+        if defined is None or _calls_hook_left_to_subclasses(ctx, node, defined):
             return
         for read in reads:
             name = read.attr
@@ -248,6 +248,24 @@ def _inherits_unimplemented(node: ast.ClassDef, ctx, overridden: set, depth: int
                 return True
         if _inherits_unimplemented(base_node, ctx, overridden, depth + 1):
             return True
+    return False
+
+
+def _calls_hook_left_to_subclasses(ctx, node: ast.ClassDef, defined: Set[str]) -> bool:
+    """Does a host method of the class call a method of `self` that no class of its MRO defines? A template for
+    subclasses in other modules, which define the hook and the attributes it sets: SMPD's `_fasterRCNN` calls
+    `self._init_modules()` from `create_architecture`, and `vgg16(_fasterRCNN)` defines it (building
+    `RCNN_base_t`...) and sets `dout_base_model` before `_fasterRCNN.__init__(self, ...)`. Graph code is not
+    looked at: an undefined method called there is this rule's finding."""
+    for method in node.body:
+        self_name = self_parameter(method) if isinstance(method, _DEFS) else None
+        if self_name is None or ctx.graph.is_compiled(method):
+            continue
+        for call in ctx.graph.walk.nodes_of(method).calls:
+            func = call.func
+            if func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == self_name \
+                    and func.attr not in defined:
+                return True
     return False
 
 
