@@ -438,3 +438,25 @@ def test_msl062_a_half_gives_one_replacement():
         ''') if d.code == "MSL062"}
     assert "else" not in messages[3] and "write `p=0.5`" in messages[3]
     assert "write `p=0.7`, else `p=0.3`" in messages[4]
+
+
+def test_msl076_a_caught_value_error_is_a_warning():
+    """Inside `try: ... except Exception:` the script goes on without the option (issue 19's seventh sample)."""
+    text = textwrap.dedent('''
+        import mindspore as ms
+        ms.set_context(enable_mem_reuse=True)
+        try:
+            ms.set_context(enable_parallel_optimizer=True)
+        except Exception:
+            pass
+        try:
+            ms.set_context(enable_dynamic_memory=True)
+        except ImportError:
+            pass
+        ''')
+    result = Linter(Settings(select=("MSL076",))).lint_source(SourceFile(path="module.py", text=text,
+                                                                         module_name="module"))
+    found = {d.row: (d.severity, d.message) for d in result.diagnostics}
+    assert found[3][0] == "error" and "before anything runs" in found[3][1]
+    assert found[5][0] == "warning" and "which the `except` at line 6 catches" in found[5][1]
+    assert found[9][0] == "error"

@@ -4,6 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint.analysis import mindspore_context
+from ms_lint.analysis.walk import parent_of, spelled_name
 from ms_lint.rule import Edit, Fix, Rule
 
 _FUNCTIONS = {"mindspore.set_context": "set_context", "mindspore.context.set_context": "set_context",
@@ -24,7 +25,8 @@ class UnknownContextOption(Rule):
     `tools/context_options.py` (an oracle test keeps them equal), not a hand-written list.
 
     Calls in a branch that tests the MindSpore version (`if ms.__version__ < "2.0":`) are not reported, nor
-    `**kwargs` passed on.
+    `**kwargs` passed on. Inside a `try` whose handler catches the ValueError (`except Exception:`), the script
+    goes on without the option and without the rest of the `try` block: a warning.
 
     ## Why it matters in graph mode
     Both functions take `**kwargs` and refuse what they do not handle, before anything else runs: measured on
@@ -61,8 +63,7 @@ class UnknownContextOption(Rule):
     name = "unknown-context-option"
     severity = "error"
     scope = "module"
-    message = ("`{call}` passes `{option}=`, which MindSpore {version} does not recognise: ValueError at the call, "
-               "before anything runs{hint}")
+    message = "`{call}` passes `{option}=`, which MindSpore {version} does not recognise: {consequence}{hint}"
     fix_applicability = "safe"
     needles = ("set_context", "set_auto_parallel_context")
     call_names = frozenset({"set_context", "set_auto_parallel_context"})
@@ -81,10 +82,15 @@ class UnknownContextOption(Rule):
         return self._findings(node, ctx, function, unknown)
 
     def _findings(self, node: ast.Call, ctx, function: str, unknown):
+        handler = _handler_catching(node)
         for keyword in unknown:
             option = keyword.arg or ""
+            consequence = "ValueError at the call, before anything runs" if handler is None else (
+                f"ValueError at the call, which the `except` at line {handler.lineno} catches: the option, and the "
+                f"rest of the `try` block, are not applied")
             yield self.report(ctx, keyword, call=f"{ctx.text(node.func)}(...)", option=option,
                               version=mindspore_context.VERSION, hint=_hint(function, option),
+                              consequence=consequence, severity=None if handler is None else "warning",
                               fix=self._rename_fix(ctx, node, keyword, function))
 
     @staticmethod
@@ -96,6 +102,22 @@ class UnknownContextOption(Rule):
         row, column = ctx.start(keyword)
         return Fix("safe", f"Rename `{keyword.arg}` to `{renamed}`",
                    (Edit(renamed, (row, column), (row, column + len(keyword.arg or ""))),))
+
+
+_CATCHING = frozenset({"ValueError", "Exception", "BaseException"})
+
+
+def _handler_catching(node: ast.AST) -> Optional[ast.ExceptHandler]:
+    """The handler of an enclosing `try` (in the same function) that catches the ValueError raised at `node`."""
+    child, parent = node, parent_of(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, ast.Try) and child in parent.body:
+            for handler in parent.handlers:
+                caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+                if handler.type is None or any(spelled_name(kind) in _CATCHING for kind in caught if kind):
+                    return handler
+        child, parent = parent, parent_of(parent)
+    return None
 
 
 def _hint(function: str, option: str) -> str:
