@@ -43,3 +43,15 @@ def test_no_safe_fix_registers_cells_or_parameters():
             "    def construct(self, x):\n        return x\n")
     fixes = {d.code: d.fix.applicability for d in lint(text, "MSL030", "MSL031") if d.fix}
     assert fixes == {"MSL030": "unsafe", "MSL031": "unsafe"}
+
+
+def test_msl031_an_optimizers_own_state_is_a_warning():
+    """Issue 19's seventh sample: a Muon optimizer's list of moment Parameters is state it updates itself, never
+    trained: a warning about checkpoints, with no safe fix."""
+    text = ("import numpy as np\nimport mindspore as ms\nfrom mindspore import Parameter, Tensor, nn\n\n\n"
+            "class Muon(nn.Optimizer):\n    def __init__(self, params):\n        super().__init__(0.02, params)\n"
+            "        self.moments = [Parameter(Tensor(np.zeros(p.shape), ms.float32)) for p in self.parameters]\n\n"
+            "    def construct(self, gradients):\n        return gradients\n")
+    (found,) = lint(text, "MSL031")
+    assert found.severity == "warning" and "optimizer state" in found.message
+    assert found.fix is None or found.fix.applicability == "unsafe"
