@@ -51,9 +51,10 @@ class Float64TensorFromNumpy(Rule):
     float32 checkpoint into a float64 `Parameter` keeps it float64. Found in a community port (a blur filter
     built by a helper from `np.array([1., 2., 1.])`, registered as a buffer and used as a Conv2D weight) and in
     MindFormers' MoE router noise. A warning: whether a layer with float32 weights follows is not always in the
-    source. Tensors cast before use (`.astype(...)`, `ops.cast`, or a name assigned its cast before it is
-    stored: `points = ops.cast(points, ms.float32)`, through `ops.stop_gradient`), read on the host
-    (`.asnumpy()`, `.tolist()`) or used only for their shape, and tensors of host code are not reported.
+    source. Tensors cast before use (`.astype(...)`, `ops.cast`, also right after arithmetic on them:
+    `(Tensor(a) / n).astype(x.dtype)`, or a name assigned its cast before it is stored: `points =
+    ops.cast(points, ms.float32)`, through `ops.stop_gradient`), read on the host (`.asnumpy()`, `.tolist()`)
+    or used only for their shape, and tensors of host code are not reported.
 
     ## Example
     ```python
@@ -229,6 +230,8 @@ def _network_uses(ctx, expr: ast.expr, depth: int, seen: Set[int]) -> Iterator[s
     compiled = function is not None and ctx.graph.is_compiled(function)
     if kind is ast.BinOp:
         other = parent.right if parent.left is expr else parent.left
+        if _is_cast(ctx, parent):
+            return  # `(Tensor(np.ones(...)) / n).astype(x.dtype)` (Autoformer): cast before it meets anything
         if compiled and not isinstance(other, ast.Constant):
             yield f"is an operand of `{ctx.excerpt(parent)}` in graph code"
             return
@@ -319,7 +322,7 @@ def _read_cast_only(ctx, class_node: ast.ClassDef, self_name: str, attribute: st
     return bool(reads) and all(_is_cast(ctx, read) for read in reads)
 
 
-def _is_cast(ctx, read: ast.Attribute) -> bool:
+def _is_cast(ctx, read: ast.expr) -> bool:
     parent = ctx.parent(read)
     if isinstance(parent, ast.Attribute) and parent.attr in ("astype", "to", "float", "half"):
         return True
