@@ -42,7 +42,9 @@ class CellListAttribute(Rule):
     list filled only with weight-free layers (comprehensions, `extend`, `+`), and a list held by a Cell that is
     never a network: no `construct` in its classes, none of its methods asks what it registers
     (`self.trainable_params()`), and no class of the module derives from it (EAL-GAN keeps its discriminators
-    in a list and trains each with its own optimizer).
+    in a list and trains each with its own optimizer); nor a dict only looked up in the method that stores it
+    and read nowhere else in the module (N-BEATSx's table of activations, whose chosen entry goes into a
+    registered `nn.SequentialCell`).
 
     ## Example
     ```python
@@ -99,7 +101,8 @@ class CellListAttribute(Rule):
                     and target.value.id == self_name):
                 continue
             container = self._cell_container(ctx, node.value, function, owner.node, target.attr, self_name)
-            if container is None or self._registered_elsewhere(owner.node, target.attr, node.value, self_name) \
+            if container is None or container == "dict" and _table_while_built(ctx, function, target.attr) \
+                    or self._registered_elsewhere(owner.node, target.attr, node.value, self_name) \
                     or _only_stateless_layers(ctx, node.value) \
                     or _filled_only_with_stateless_layers(ctx, node.value, owner.node, target.attr) \
                     or _local_of_stateless_layers(ctx, node.value, function):
@@ -349,6 +352,31 @@ def _sets_attribute_of(call: ast.Call, self_name: str) -> bool:
     """`setattr(self, name, item)`: the item registered as a child Cell under that name."""
     return isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3 \
         and isinstance(call.args[0], ast.Name) and call.args[0].id == self_name
+
+
+def _table_while_built(ctx, function, attribute: str) -> bool:
+    """Is the dict `.<attribute>` only looked up (`self.x[key]`) in the method that stores it, and read nowhere
+    else in the module? A table the Cell is built from (N-BEATSx's `self.activations = {"relu": nn.ReLU(),
+    "prelu": nn.PReLU(), ...}`, one entry of which goes into the registered `nn.SequentialCell(layers)`):
+    nothing compiled reads it, and the entry used is registered where it is used."""
+    start, end = ctx.walk.span(function)
+    loads = ctx.memo(_attribute_loads, lambda: _attribute_loads(ctx)).get(attribute, ())
+    order = ctx.walk.order
+    return bool(loads) and all(start <= position < end and isinstance(ctx.parent(order[position]), ast.Subscript)
+                               for position in loads)
+
+
+def _attribute_loads(ctx) -> dict:
+    """Attribute name -> the positions (in the module's walk) of its loads, and of string constants spelling it
+    (`getattr(self, "blocks")`)."""
+    found: dict = {}
+    for position, node in enumerate(ctx.walk.order):
+        kind = node.__class__
+        if kind is ast.Attribute and node.ctx.__class__ is ast.Load:
+            found.setdefault(node.attr, []).append(position)
+        elif kind is ast.Constant and node.value.__class__ is str and node.value.isidentifier():
+            found.setdefault(node.value, []).append(position)
+    return found
 
 
 def _execs_attribute_store(call: ast.Call, self_name: str, attribute: str) -> bool:
