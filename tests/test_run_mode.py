@@ -497,3 +497,30 @@ def test_a_package_wins_over_a_module_of_the_same_name(tmp_path):
                      "test_demo.py": "import mindspore\nmindspore.set_context(mode=mindspore.GRAPH_MODE)\n"})
     (tmp_path / "pyproject.toml").unlink()
     assert severities(tmp_path) == {("train/cell.py", "warning")}
+
+
+INLINE_LAYER = '''
+    from mindspore import nn
+
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            return nn.Dense(3, 3)(x)
+'''
+
+
+def test_msl006_says_what_pynative_does_with_a_layer_built_in_construct(tmp_path):
+    """Each call draws new weights in PyNative (measured: tests/oracle, MSL006); nothing is frozen at compile time
+    (GPT-SoVITS's `nn.Embedding` in `dequantize`, issue 19's seventh sample)."""
+    def message():
+        code, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL006", ".",
+                            cwd=tmp_path)
+        [item] = json.loads(out)
+        return item["severity"], item["message"]
+
+    write(tmp_path, {"src/net.py": INLINE_LAYER, "train.py": RUNS_IN_PYNATIVE})
+    severity, text = message()
+    assert severity == "error" and "drawn afresh at every call" in text and "frozen" not in text
+    write(tmp_path, {"src/net.py": INLINE_LAYER, "train.py": SELECTS_GRAPH_MODE})
+    severity, text = message()
+    assert severity == "error" and "frozen at compile time" in text

@@ -38,7 +38,10 @@ class CellCreatedInGraph(Rule):
     `trainable_params()` leaves them out and no optimizer trains them. Worse, MindSpore 2.10 builds the Cell
     once, at compile time: with the default random initialisation, **every call reuses the one draw frozen at
     compile time**, while PyNative draws new weights at every call (measured: two graph calls return the same
-    output, two PyNative calls differ; LAX and STRICT alike). There is no error and no warning.
+    output, two PyNative calls differ; LAX and STRICT alike). There is no error and no warning. In a project
+    that runs its Cells in PyNative the error stays, and the message says what happens there: new weights at
+    every call, never trained (GPT-SoVITS builds an `nn.Embedding` in `dequantize` and assigns its `weight`,
+    which the layer never reads: it looks up its own random `embedding_table`, measured).
 
     A new Cell is also in eval mode and `set_train()` on the network never reaches it: `nn.Dropout(p=0.5)(x)`
     in `construct` drops nothing and `nn.BatchNorm2d` normalises with its initial moving statistics, in graph
@@ -110,6 +113,12 @@ class CellCreatedInGraph(Rule):
         layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
         severity, consequence = None, ("its weights are not registered (never trained) and its random "
                                        "initialisation is frozen at compile time")
+        entry = ctx.graph.entry_of(node)
+        pynative = ctx.compile_context.pynative_source
+        if pynative is not None and (entry is None or entry.kind != "jit"):
+            # nothing compiles: each call builds the layer again (GPT-SoVITS's `nn.Embedding` in `dequantize`)
+            consequence = (f"its weights are not registered (never trained) and are drawn afresh at every call "
+                           f"(this project runs its Cells in PyNative: {pynative.describe()})")
         if layer in STATELESS_LAYERS or qualname.startswith(_WEIGHT_FREE_PACKAGES) or (
                 not layer and holds_no_state(ctx, qualname)):
             severity, consequence = "warning", ("it holds no weights to train or draw, so it works, but it is "
