@@ -38,7 +38,8 @@ class InplaceMethodInGraph(Rule):
     a no-op** (the returned `x` is unchanged); `clamp_`, `exp_`, `fill_`, `log_`, `sigmoid_`, `tanh_`... fail
     to compile with `RuntimeError: Unsupported op [InplaceClampScalar] on CPU` (`InplaceExp`...).
     PyNative on CPU does not mutate with `add_`, `mul_`, `sub_` or `exp_` at all, and raises
-    `RuntimeError: The kernel InplaceClampScalar unregistered.` for `clamp_` and `fill_`. MindTorch documents
+    `RuntimeError: The kernel InplaceClampScalar unregistered.` for `clamp_`, `fill_` and `masked_fill_` (which
+    fails to compile too): on CPU those fail in both modes, as the message says. MindTorch documents
     the same: in-place operators do not share memory; write `b = a.xxx(...)` instead.
 
     `dst.copy_(src)` writes the caller's tensor in both modes (measured) and is not reported. Neither is
@@ -77,8 +78,9 @@ class InplaceMethodInGraph(Rule):
     name = "inplace-method-in-graph"
     severity = "warning"
     scope = "graph"
-    message = ("in-place `{method}` on `{receiver}` in graph code reached from `{entry}`: graph mode and PyNative "
-               "disagree (it mutates the caller's tensor, does nothing, or fails to compile, depending on the op)")
+    message = ("in-place `{method}` on `{receiver}` in graph code reached from `{entry}`: depending on the op, it "
+               "mutates the caller's tensor, does nothing, or fails (on CPU `clamp_`, `fill_`, `masked_fill_` have "
+               "no kernel in either mode), and graph mode and PyNative differ")
     fix_applicability = "unsafe"
     needles = ("_(",)
     call_names = INPLACE_METHODS
