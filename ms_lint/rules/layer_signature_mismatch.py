@@ -55,6 +55,10 @@ class LayerSignatureMismatch(Rule):
     2.10 dispatches in C++ (`ops.max`, `ops.where`, ...) accept more than their Python signature and are not
     checked.
 
+    A class base the package lacks is reported too: `class MLLoss(nn.Module)` with MindSpore's `nn` raises
+    `AttributeError: module 'mindspore.nn' has no attribute 'Module'` when the class statement runs (measured),
+    so the module cannot be imported.
+
     Not reported: calls with `*args` or `**kwargs` (for the checks those hide), classes whose `__init__` takes
     `**kwargs` (for keywords), MindTorch's `torch.nn` (it takes PyTorch's arguments), names of other packages,
     and calls of what the module inspects to adapt to the installed version (`inspect.signature(ops.split)`,
@@ -121,6 +125,23 @@ class LayerSignatureMismatch(Rule):
         if not findings or _rebound_before(ctx, node) or qualname in _adapted(ctx):
             return None  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
         return findings
+
+    def visit_class_def(self, node: ast.ClassDef, ctx) -> Optional[List[Diagnostic]]:
+        """A base the package lacks (`class MLLoss(nn.Module)` with MindSpore's `nn`): AttributeError when the
+        class statement runs, so the module fails to import."""
+        found = []
+        for base in node.bases:
+            if not isinstance(base, ast.Attribute) or not _may_be_imported(ctx, base):
+                continue
+            package, _, name = (ctx.names.qualname(base) or "").rpartition(".")
+            if package in _PACKAGES and name not in mindspore_nn.NAMES[package] and not ctx.graph.version_guarded(node):
+                replacement = _CLASS_RENAMES.get(name, "Cell" if name == "Module" else None)
+                hint = f"; use `{replacement}`" if replacement in mindspore_nn.NAMES[package] else ""
+                found.append(self.report(ctx, base, call=ctx.text(base), version=mindspore_nn.VERSION,
+                                         problem=f"is a base of `{node.name}` that `{package}` does not have",
+                                         consequence=f"AttributeError when the class statement runs, so importing "
+                                                     f"the module fails{hint}"))
+        return found or None
 
     def _findings(self, ctx, node: ast.Call, qualname: str, package: str, name: str) -> Iterator[Diagnostic]:
         if name not in mindspore_nn.NAMES[package]:

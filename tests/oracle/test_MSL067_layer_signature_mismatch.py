@@ -111,3 +111,17 @@ def test_msl067_function_keywords_fail_in_graph_code_too(oracle, call, raised):
     linted = Linter(Settings(select=("MSL067",))).lint_source(SourceFile(path="probe.py", text=source,
                                                                          module_name="probe"))
     assert any(d.code == "MSL067" for d in linted.diagnostics) == (raised is not None)
+
+
+@pytest.mark.parametrize("base, raised", [("nn.Module", "has no attribute 'Module'"), ("nn.Cell", None)])
+def test_msl067_a_base_the_package_lacks_fails_when_the_class_statement_runs(base, raised):
+    statement = f"class Loss({base}):\n    pass\n"
+    try:
+        exec(statement, {"nn": nn})  # noqa: S102 - the measured statement, a literal of this table
+        failure = None
+    except AttributeError as error:
+        failure = str(error)
+    assert (failure is None) if raised is None else (failure is not None and raised in failure), failure
+    source = SourceFile(path="ported.py", text=f"{PRELUDE}{statement}", module_name="ported")
+    fires = any(d.code == "MSL067" for d in Linter(Settings(select=("MSL067",))).lint_source(source).diagnostics)
+    assert fires == (raised is not None)
