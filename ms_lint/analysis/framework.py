@@ -275,3 +275,14 @@ def is_known_non_cell(qualname: str) -> bool:
 OPS_PRIMITIVE_PACKAGES = ("mindspore.ops", "mindspore.ops.operations")
 OPS_PRIMITIVES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SIGNATURES
                            if name.startswith("mindspore.ops.") and name.rpartition(".")[2][:1].isupper())
+
+
+# PyTorch's `nn.Module` methods MindSpore 2.10's Cell lacks (measured, `hasattr` on `nn.Dense`), with what a Cell
+# has instead; reported only where the receiver's class is known and no class of its project MRO defines one
+TORCH_MODULE_METHODS = {
+    "eval": "use `set_train(False)`", "train": "use `set_train(True)`",
+    "parameters": "use `trainable_params()` or `get_parameters()`", "named_parameters": "use `parameters_and_names()`",
+    "zero_grad": "MindSpore computes fresh gradients each step: drop it", "children": "use `cells()`",
+    "named_children": "use `name_cells()`", "modules": "use `cells_and_names()`",
+    "named_modules": "use `cells_and_names()`", "add_module": "use `insert_child_to_cell`",
+}

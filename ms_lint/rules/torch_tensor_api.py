@@ -12,15 +12,6 @@ from ms_lint.source import walk
 
 # PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
 MISSING = {"cuda": ("tensor", "cell"), "cpu": ("tensor", "cell"), "detach": ("tensor",), "backward": ("tensor",)}
-# PyTorch's `nn.Module` methods MindSpore 2.10's Cell lacks (measured, `hasattr` on `nn.Dense`), with what a Cell
-# has instead; reported only where the receiver's class is known and no class of its project MRO defines one
-TORCH_MODULE_METHODS = {
-    "eval": "use `set_train(False)`", "train": "use `set_train(True)`",
-    "parameters": "use `trainable_params()` or `get_parameters()`", "named_parameters": "use `parameters_and_names()`",
-    "zero_grad": "MindSpore computes fresh gradients each step: drop it", "children": "use `cells()`",
-    "named_children": "use `name_cells()`", "modules": "use `cells_and_names()`",
-    "named_modules": "use `cells_and_names()`", "add_module": "use `insert_child_to_cell`",
-}
 # Device names `Tensor.to` / `Cell.to` reject in 2.10 (measured: "cuda", "cuda:0", "gpu", "GPU", "mps", "xpu";
 # "cpu", "CPU", "Ascend", "npu" and "meta" are accepted).
 TORCH_DEVICES = ("cuda", "gpu", "mps", "xpu")
@@ -104,14 +95,15 @@ class TorchTensorApi(Rule):
     message = "`{call}` {where}: {consequence}"
     fix_applicability = "safe"
     needles = (".size(", ".shape(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch")
-    call_names = frozenset(MISSING) | frozenset(TORCH_MODULE_METHODS) | {"size", "shape", "to"}
+    call_names = frozenset(MISSING) | frozenset(framework.TORCH_MODULE_METHODS) | {"size", "shape", "to"}
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
-        if method not in MISSING and method not in TORCH_MODULE_METHODS and method not in ("size", "shape", "to") \
+        if method not in MISSING and method not in framework.TORCH_MODULE_METHODS \
+                and method not in ("size", "shape", "to") \
                 or uses_mindtorch(ctx):
             return
         # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
@@ -138,11 +130,11 @@ class TorchTensorApi(Rule):
             yield self.report(ctx, node, call=call, where=_ON[kind],
                               consequence=f"MindSpore 2.10 rejects the device {shown} (ValueError: Failed to "
                                           f"convert ... to enum); place work with `mindspore.set_device`")
-        elif method in TORCH_MODULE_METHODS:
+        elif method in framework.TORCH_MODULE_METHODS:
             if kind == "cell" and _class_lacks(ctx, func.value, method):
                 yield self.report(ctx, node, call=call, where=_ON[kind],
                                   consequence=f"MindSpore's Cell has no `{method}` (AttributeError); "
-                                              f"{TORCH_MODULE_METHODS[method]}")
+                                              f"{framework.TORCH_MODULE_METHODS[method]}")
         elif kind in MISSING[method]:
             yield self.report(ctx, node, call=call, where=_ON[kind], consequence=_missing(method, kind, compiled),
                               fix=self._detach_fix(ctx, node) if method == "detach" else None)

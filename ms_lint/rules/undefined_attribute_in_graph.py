@@ -264,8 +264,8 @@ def _calls_hook_left_to_subclasses(ctx, node: ast.ClassDef, defined: Set[str]) -
         for call in ctx.graph.walk.nodes_of(method).calls:
             func = call.func
             if func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == self_name \
-                    and func.attr not in defined:
-                return True
+                    and func.attr not in defined and func.attr not in framework.TORCH_MODULE_METHODS:
+                return True  # (`self.parameters()` is a PyTorch leftover, MSL064's: no hook)
     return False
 
 
