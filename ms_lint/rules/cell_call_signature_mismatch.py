@@ -1,0 +1,166 @@
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional
+
+from ms_lint.analysis.walk import self_parameter
+from ms_lint.rule import Rule
+
+_CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell"})
+
+
+class CellCallSignatureMismatch(Rule):
+    """
+    ## What it does
+    Finds calls of a project Cell whose arguments its `construct` cannot take: more positional arguments than it
+    has parameters, a keyword it does not name, or a required parameter left out. The Cell is one the source shows
+    for certain: built where it is called (`Upsample()(x, size=s, mode="nearest")`), or an attribute every
+    assignment of which in the class builds the same class (`self.head = Head(...)`, then `self.head(x, y)`).
+    Its `construct` is the first one of its classes (all of the project, up to `nn.Cell`).
+
+    Not reported: calls with `*args` or `**kwargs`, a `construct` that takes them or is decorated, classes that
+    define `__call__`, MindTorch modules (they run `forward`), and Cells whose class is not known for certain
+    (passed in as a parameter, chosen at run time).
+
+    ## Why it matters in graph mode
+    `Cell.__call__` hands its arguments to `construct`, so Python binds them there: measured on MindSpore 2.10, a
+    keyword `construct` lacks raises `TypeError: construct() got an unexpected keyword argument 'size'` in
+    PyNative, and graph mode fails to compile the call. Ports meet it where a PyTorch functional call
+    (`F.interpolate(x, size=s, mode=m)`) became a small Cell with one input (FakeDiffer's
+    `MSUpsamplingNearest2d()(pred, size=..., mode=..., align_corners=...)`, issue 19's seventh sample), or where
+    a Cell gained or lost an input and one caller was not updated.
+
+    ## Example
+    ```python
+    from mindspore import nn, ops
+
+
+    class Upsample(nn.Cell):
+        def construct(self, x):
+            return ops.interpolate(x, scale_factor=2.0, mode="nearest")
+
+
+    class Decoder(nn.Cell):
+        def construct(self, x, skip):
+            return Upsample()(x, size=skip.shape[2:], mode="nearest") + skip
+    ```
+
+    ## Use instead
+    ```python
+    from mindspore import nn, ops
+
+
+    class Decoder(nn.Cell):
+        def construct(self, x, skip):
+            return ops.interpolate(x, size=skip.shape[2:], mode="nearest") + skip
+    ```
+
+    ## Fix
+    None: which arguments the call meant is the author's to say.
+    """
+
+    code = "MSL077"
+    name = "cell-call-signature-mismatch"
+    severity = "error"
+    scope = "graph"
+    message = "`{call}` calls `{cls}.construct{signature}` with {problem}: TypeError when it runs, in every mode"
+
+    def visit_call(self, node: ast.Call, ctx):
+        """The finding of a call of a known project Cell, None for the others (most calls: no generator)."""
+        func = node.func
+        if isinstance(func, ast.Call):
+            qualname = ctx.names.qualname(func.func)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            qualname = _attribute_class(ctx, node, func)
+        else:
+            return None
+        if qualname is None or any(isinstance(a, ast.Starred) for a in node.args) \
+                or any(k.arg is None for k in node.keywords):
+            return None
+        construct = _construct_of(ctx, qualname)
+        if construct is None:
+            return None
+        problem = _binding_problem(construct, node)
+        if problem is None:
+            return None
+        return [self.report(ctx, node, call=_shown(ctx, node), cls=qualname.rpartition(".")[2],
+                            signature=_signature(construct), problem=problem)]
+
+
+def _attribute_class(ctx, call: ast.Call, func: ast.Attribute) -> Optional[str]:
+    """The class every assignment of `self.<attr>` in the Cell around the call builds, if one."""
+    cell = ctx.graph.cell_of(call)
+    if cell is None or cell.kind != "cell" or not ctx.walk.spans(cell.node):
+        return None
+    return _built_attributes(ctx, cell.node).get(func.attr)
+
+
+def _built_attributes(ctx, class_node: ast.ClassDef) -> Dict[str, str]:
+    """Attribute -> the qualified name of the class its every assignment in the class calls (`self.x = C(...)`)."""
+    def collect() -> Dict[str, str]:
+        built: Dict[str, set] = {}
+        for method in class_node.body:
+            self_name = self_parameter(method) if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            if self_name is None:
+                continue
+            for node in ctx.walk.nodes_of(method).bindings:
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == self_name:
+                        value = getattr(node, "value", None)
+                        qualname = ctx.names.qualname(value.func) if isinstance(value, ast.Call) and \
+                            isinstance(node, ast.Assign) else None
+                        built.setdefault(target.attr, set()).add(qualname)
+        return {attribute: next(iter(kinds)) for attribute, kinds in built.items()
+                if len(kinds) == 1 and None not in kinds}
+    return ctx.memo((_built_attributes, class_node), collect)
+
+
+def _construct_of(ctx, qualname: str) -> Optional[ast.FunctionDef]:
+    """The `construct` a call of an instance of the project class `qualname` runs, when that is certain."""
+    summary = ctx.graph.summary_of(qualname)
+    if summary is None or not ctx.graph.is_cell_class(qualname) \
+            or not ctx.graph.external_bases(summary) <= _CELL_BASES:
+        return None
+    for current in ctx.graph.mro(summary):
+        if current.dynamic or "__call__" in current.methods:
+            return None
+        if "construct" in current.methods:
+            node = current.node
+            found = next((stmt for stmt in node.body if isinstance(stmt, ast.FunctionDef)
+                          and stmt.name == "construct"), None) if node is not None else None
+            if found is None or found.decorator_list or found.args.vararg or found.args.kwarg \
+                    or found.args.posonlyargs or self_parameter(found) is None:
+                return None
+            return found
+    return None
+
+
+def _binding_problem(construct: ast.FunctionDef, call: ast.Call) -> Optional[str]:
+    """What Python's binding of the call's arguments to `construct` rejects, or None."""
+    arguments = construct.args
+    positional: List[str] = [arg.arg for arg in arguments.args[1:]]  # after `self`
+    keyword_only = [arg.arg for arg in arguments.kwonlyargs]
+    if len(call.args) > len(positional):
+        return f"{len(call.args)} positional arguments (it takes {len(positional)})"
+    unknown = [k.arg for k in call.keywords if k.arg not in positional and k.arg not in keyword_only]
+    if unknown:
+        return "the keyword" + "s" * (len(unknown) > 1) + " " + ", ".join(f"`{name}`" for name in unknown)
+    given = set(positional[:len(call.args)]) | {k.arg for k in call.keywords}
+    required = positional[:len(positional) - len(arguments.defaults)]
+    required += [arg.arg for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is None]
+    missing = [name for name in required if name not in given]
+    if missing:
+        return "no value for " + ", ".join(f"`{name}`" for name in missing)
+    return None
+
+
+def _signature(construct: ast.FunctionDef) -> str:
+    return "(" + ", ".join(arg.arg for arg in construct.args.args[1:]) + ")"
+
+
+def _shown(ctx, call: ast.Call) -> str:
+    text = ctx.text(call.func)
+    return (text if len(text) <= 40 else text[:37] + "...") + "(...)"
