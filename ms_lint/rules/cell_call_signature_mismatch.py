@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional
+from typing import Dict, FrozenSet, List, Optional
 
-from ms_lint.analysis.walk import self_parameter
+from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Rule
 
 _CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell"})
@@ -71,6 +71,8 @@ class CellCallSignatureMismatch(Rule):
         if isinstance(func, ast.Call):
             qualname = ctx.names.qualname(func.func)
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if ctx.names.qualname(func) is not None:
+                return None  # `ops.relu(x)`, `nn.Dense(...)`: a name an import binds, not `self` (most calls)
             qualname = _attribute_class(ctx, node, func)
         else:
             return None
@@ -89,27 +91,37 @@ class CellCallSignatureMismatch(Rule):
 
 def _attribute_class(ctx, call: ast.Call, func: ast.Attribute) -> Optional[str]:
     """The class every assignment of `self.<attr>` in the Cell around the call builds, if one."""
+    if func.attr not in ctx.memo(_attributes_built, lambda: _attributes_built(ctx)):
+        return None  # (most calls: no class of the module builds an attribute of that name)
     cell = ctx.graph.cell_of(call)
-    if cell is None or cell.kind != "cell" or not ctx.walk.spans(cell.node):
+    if cell is None or cell.kind != "cell" or not ctx.walk.spans(cell.node) \
+            or getattr(func.value, "id", None) != _self_name(call):
         return None
     return _built_attributes(ctx, cell.node).get(func.attr)
 
 
+def _self_name(call: ast.Call) -> Optional[str]:
+    function = enclosing_function(call)
+    return self_parameter(function) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _attributes_built(ctx) -> FrozenSet[str]:
+    """The attribute names some `<name>.<attr> = <call>` of the module assigns."""
+    return frozenset(target.attr for node in ctx.walk.of_kind(ctx.tree, ast.Assign) if isinstance(node.value, ast.Call)
+                     for target in node.targets if isinstance(target, ast.Attribute))
+
+
 def _built_attributes(ctx, class_node: ast.ClassDef) -> Dict[str, str]:
-    """Attribute -> the qualified name of the class its every assignment in the class calls (`self.x = C(...)`)."""
+    """Attribute -> the qualified name of the class its every assignment in the class calls (`x.attr = C(...)`;
+    any receiver counts, so another object's attribute of the same name only makes it uncertain)."""
     def collect() -> Dict[str, str]:
         built: Dict[str, set] = {}
-        for method in class_node.body:
-            self_name = self_parameter(method) if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-            if self_name is None:
-                continue
-            for node in ctx.walk.nodes_of(method).bindings:
-                targets = node.targets if isinstance(node, ast.Assign) else \
-                    [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for kind in (ast.Assign, ast.AnnAssign, ast.AugAssign):
+            for node in ctx.walk.of_kind(class_node, kind):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                            and target.value.id == self_name:
-                        value = getattr(node, "value", None)
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        value = node.value
                         qualname = ctx.names.qualname(value.func) if isinstance(value, ast.Call) and \
                             isinstance(node, ast.Assign) else None
                         built.setdefault(target.attr, set()).add(qualname)
