@@ -124,6 +124,15 @@ def _notebook(data: bytes, path: str) -> SourceFile:
     return SourceFile(path=path, text=notebook.text, module_name=module_name(path), notebook=notebook)
 
 
+def read_bytes(path: str) -> bytes:
+    """The file's bytes; none when it cannot be read (a scan of the project's text for a needle)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
 def read(path: str) -> SourceFile:
     try:
         with open(path, "rb") as handle:

@@ -2,7 +2,10 @@
 selects."""
 from __future__ import annotations
 
+import json
 import textwrap
+
+from support import run_cli
 
 from ms_lint import lint_paths
 from ms_lint.settings import Settings
@@ -114,3 +117,48 @@ def test_msl005_follows_thread_objects_assigned_in_a_base_class_of_another_modul
     found = sorted((result.path.split("/")[-1], d.row, d.code)
                    for result in lint_paths([str(tmp_path)], Settings(select=("MSL005",))) for d in result.diagnostics)
     assert found == [("model.py", 8, "MSL005")]
+
+
+def test_a_templates_subclass_in_another_module_defines_what_it_reads(tmp_path):
+    """SMPD (issue 19's seventh sample): `_fasterRCNN` leaves `_init_modules` to `vgg16`, in another module, which
+    builds `RCNN_base` and defines `sens_branch` as a method; `RCNN_scale`, which nothing defines, is reported.
+    The template's module is named from `faster_rcnn/` while the subclass imports it through the namespace
+    directory above (`from model.faster_rcnn.faster_rcnn import ...`)."""
+    files = {
+        "model/faster_rcnn/__init__.py": "",
+        "model/faster_rcnn/faster_rcnn.py": """
+            from mindspore import nn
+
+            class FasterRCNN(nn.Cell):
+                def __init__(self, classes):
+                    super().__init__()
+                    self.classes = classes
+
+                def create_architecture(self):
+                    self._init_modules()
+
+                def construct(self, x):
+                    return self.sens_branch(self.RCNN_base(x)) * self.RCNN_scale
+            """,
+        "model/faster_rcnn/vgg16.py": """
+            from mindspore import nn
+            from model.faster_rcnn.faster_rcnn import FasterRCNN
+
+            class vgg16(FasterRCNN):
+                def _init_modules(self):
+                    self.RCNN_base = nn.Dense(4, 4)
+
+                def sens_branch(self, x):
+                    return x
+            """,
+    }
+    findings(tmp_path, files)  # (writes them)
+
+    def cli():  # the CLI knows every file of the run before it lints one
+        code, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL032", ".",
+                            cwd=tmp_path)
+        return [(item["filename"].split("/")[-1], item["location"]["row"]) for item in json.loads(out)]
+
+    assert cli() == [("faster_rcnn.py", 13)]
+    (tmp_path / "model/faster_rcnn/vgg16.py").unlink()  # no subclass in the run: nothing is known of the hook
+    assert cli() == []

@@ -22,7 +22,7 @@ from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
 from ms_lint.analysis.python_numbers import metadata_functions
 from ms_lint.analysis.registrations import is_name, note_registering_call
 from ms_lint.analysis.walk import self_parameter, spelled_name
-from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, walk
+from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, read_bytes, walk
 
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
 
@@ -430,13 +430,13 @@ class ProjectIndex:
         key = (path, needles)
         found = self._spelled.get(key)
         if found is None:
-            try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except OSError:
-                data = b""
+            data = read_bytes(path)
             found = self._spelled[key] = any(needle.encode() in data for needle in needles)
         return found
+
+    def linted_files(self) -> List[str]:
+        with self._lock:
+            return sorted(self._files)
 
     def names_set_outside(self) -> FrozenSet[str]:
         """Names spelled as a string on a line of a file of the run that calls `setattr` or `exec`
@@ -446,12 +446,7 @@ class ProjectIndex:
             if self._set_outside is None or self._set_outside[0] != len(self._files):
                 found: Set[str] = set()
                 for path in sorted(self._files):
-                    try:
-                        with open(path, "rb") as handle:
-                            data = handle.read()
-                    except OSError:
-                        continue
-                    for line in lines_holding(data, (b"setattr(", b"exec(")):
+                    for line in lines_holding(read_bytes(path), (b"setattr(", b"exec(")):
                         found.update(name.decode("ascii") for name in _QUOTED_NAME.findall(line))
                 self._set_outside = (len(self._files), frozenset(found))
             return self._set_outside[1]
@@ -598,3 +593,4 @@ class ProjectIndex:
             if wanted in kinds:
                 return wanted
         return None
+

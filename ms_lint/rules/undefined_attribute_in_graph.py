@@ -8,6 +8,7 @@ from typing import List, Optional, Set
 from ms_lint.analysis import framework
 from ms_lint.analysis.compile_context import flag_names
 from ms_lint.analysis.folding import guarding_flag
+from ms_lint.analysis.subclasses import defined_by_subclasses
 from ms_lint.analysis.walk import rows_spelling, self_parameter
 from ms_lint.rule import Fix, Rule
 
@@ -101,8 +102,14 @@ class UndefinedAttributeInGraph(Rule):
         if not reads:
             return
         defined = self._defined_names(ctx, cell)
-        if defined is None or _calls_hook_left_to_subclasses(ctx, node, defined):
+        if defined is None:
             return
+        if _calls_hook_left_to_subclasses(ctx, node, defined):
+            # a template: what its subclasses in the run's files define counts (none found: nothing is known)
+            by_subclasses = defined_by_subclasses(ctx.graph.index, cell.summary.qualname)
+            if by_subclasses is None:
+                return
+            defined = defined | by_subclasses
         for read in reads:
             name = read.attr
             if name in defined or _named_elsewhere(ctx, name, getattr(read.value, "id", "")):  # `self.<name>`
@@ -255,8 +262,9 @@ def _calls_hook_left_to_subclasses(ctx, node: ast.ClassDef, defined: Set[str]) -
     """Does a host method of the class call a method of `self` that no class of its MRO defines? A template for
     subclasses in other modules, which define the hook and the attributes it sets: SMPD's `_fasterRCNN` calls
     `self._init_modules()` from `create_architecture`, and `vgg16(_fasterRCNN)` defines it (building
-    `RCNN_base_t`...) and sets `dout_base_model` before `_fasterRCNN.__init__(self, ...)`. Graph code is not
-    looked at: an undefined method called there is this rule's finding."""
+    `RCNN_base_t`...) and sets `dout_base_model` before `_fasterRCNN.__init__(self, ...)`; what no subclass sets
+    (`self.sens_branch`) is still reported. Graph code is not looked at: an undefined method called there is
+    this rule's finding."""
     for method in node.body:
         self_name = self_parameter(method) if isinstance(method, _DEFS) else None
         if self_name is None or ctx.graph.is_compiled(method):
