@@ -105,11 +105,10 @@ class UndefinedAttributeInGraph(Rule):
         if defined is None:
             return
         if _calls_hook_left_to_subclasses(ctx, node, defined):
-            # a template: what its subclasses in the run's files define counts (none found: nothing is known)
+            # a template: what its subclasses in the run's files define counts; with none, the hook it calls is
+            # undefined (ROMP's `self._set_attr_for_tensor(...)`, which 2.10's Cell lacks), as is what it reads
             by_subclasses = defined_by_subclasses(ctx.graph.index, cell.summary.qualname)
-            if by_subclasses is None:
-                return
-            defined = defined | by_subclasses
+            defined = defined | (by_subclasses or frozenset())
         for read in reads:
             name = read.attr
             if name in defined or _named_elsewhere(ctx, name, getattr(read.value, "id", "")):  # `self.<name>`
@@ -262,9 +261,9 @@ def _calls_hook_left_to_subclasses(ctx, node: ast.ClassDef, defined: Set[str]) -
     """Does a host method of the class call a method of `self` that no class of its MRO defines? A template for
     subclasses in other modules, which define the hook and the attributes it sets: SMPD's `_fasterRCNN` calls
     `self._init_modules()` from `create_architecture`, and `vgg16(_fasterRCNN)` defines it (building
-    `RCNN_base_t`...) and sets `dout_base_model` before `_fasterRCNN.__init__(self, ...)`; what no subclass sets
-    (`self.sens_branch`) is still reported. Graph code is not looked at: an undefined method called there is
-    this rule's finding."""
+    `RCNN_base_t`...) and sets `dout_base_model` before `_fasterRCNN.__init__(self, ...)`; what no subclass of
+    the run defines is still reported (with no subclass, the hook itself is). Graph code is not looked at: an
+    undefined method called there is this rule's finding."""
     for method in node.body:
         self_name = self_parameter(method) if isinstance(method, _DEFS) else None
         if self_name is None or ctx.graph.is_compiled(method):
