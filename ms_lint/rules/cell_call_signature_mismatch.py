@@ -97,7 +97,11 @@ def _attribute_class(ctx, call: ast.Call, func: ast.Attribute) -> Optional[str]:
     if cell is None or cell.kind != "cell" or not ctx.walk.spans(cell.node) \
             or getattr(func.value, "id", None) != _self_name(call):
         return None
-    return _built_attributes(ctx, cell.node).get(func.attr)
+    # `self` may be a subclass of the module that builds the attribute from another class (Twins' blocks)
+    classes = {_built_attributes(ctx, other.node).get(func.attr, "") if ctx.walk.spans(other.node) else None
+               for other in ctx.graph.cells_deriving_from(cell.summary.qualname)}
+    classes.discard("")  # a subclass that leaves the attribute alone
+    return classes.pop() if len(classes) == 1 else None  # (None among them: uncertain)
 
 
 def _self_name(call: ast.Call) -> Optional[str]:
@@ -111,10 +115,11 @@ def _attributes_built(ctx) -> FrozenSet[str]:
                      for target in node.targets if isinstance(target, ast.Attribute))
 
 
-def _built_attributes(ctx, class_node: ast.ClassDef) -> Dict[str, str]:
-    """Attribute -> the qualified name of the class its every assignment in the class calls (`x.attr = C(...)`;
-    any receiver counts, so another object's attribute of the same name only makes it uncertain)."""
-    def collect() -> Dict[str, str]:
+def _built_attributes(ctx, class_node: ast.ClassDef) -> Dict[str, Optional[str]]:
+    """Attribute -> the qualified name of the class its every assignment in the class calls (`x.attr = C(...)`),
+    None when the assignments differ or are not such calls (any receiver counts, so another object's attribute of
+    the same name only makes it uncertain)."""
+    def collect() -> Dict[str, Optional[str]]:
         built: Dict[str, set] = {}
         for kind in (ast.Assign, ast.AnnAssign, ast.AugAssign):
             for node in ctx.walk.of_kind(class_node, kind):
@@ -125,8 +130,7 @@ def _built_attributes(ctx, class_node: ast.ClassDef) -> Dict[str, str]:
                         qualname = ctx.names.qualname(value.func) if isinstance(value, ast.Call) and \
                             isinstance(node, ast.Assign) else None
                         built.setdefault(target.attr, set()).add(qualname)
-        return {attribute: next(iter(kinds)) for attribute, kinds in built.items()
-                if len(kinds) == 1 and None not in kinds}
+        return {attribute: next(iter(kinds)) if len(kinds) == 1 else None for attribute, kinds in built.items()}
     return ctx.memo((_built_attributes, class_node), collect)
 
 
