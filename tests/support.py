@@ -1,6 +1,7 @@
-"""Helpers shared by the tests: fixture expectations and an in-process CLI runner."""
+"""Helpers shared by the tests: fixture expectations, an in-process CLI runner, the generated tables' check."""
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import re
@@ -66,3 +67,10 @@ def run_cli(*args: str, cwd=None):
     return code, buffer.getvalue()
 
 
+def assert_generated_module_is_current(tool: str) -> None:
+    """The module `tools/<tool>.py` writes (from the installed MindSpore) is the one in the checkout."""
+    spec = importlib.util.spec_from_file_location(tool, ROOT / "tools" / f"{tool}.py")
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    with open(generator.TARGET, encoding="utf-8") as handle:
+        assert handle.read() == generator.render(), f"run tools/{tool}.py"

@@ -103,7 +103,7 @@ def test_host_tensors_and_cells_lack_the_methods():
 
 
 def test_cells_lack_pytorchs_module_methods_and_have_the_suggested_ones():
-    from ms_lint.rules.torch_tensor_api import TORCH_MODULE_METHODS
+    from ms_lint.analysis.framework import TORCH_MODULE_METHODS
 
     net = nn.SequentialCell([nn.Dense(2, 2)])
     for method in TORCH_MODULE_METHODS:

@@ -2,19 +2,15 @@
 construct."""
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import mint, nn, ops
+from support import assert_generated_module_is_current
 
 from ms_lint.engine import Linter
 from ms_lint.settings import Settings
 from ms_lint.source import SourceFile
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # (call, what 2.10 raises when it is evaluated, or None when it constructs)
 CALLS = [
@@ -79,11 +75,7 @@ def _fires(call: str) -> bool:
 
 
 def test_msl067_names_and_signatures_are_those_of_the_installed_wheel():
-    spec = importlib.util.spec_from_file_location("nn_signatures", os.path.join(ROOT, "tools", "nn_signatures.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    with open(tool.TARGET, encoding="utf-8") as handle:
-        assert handle.read() == tool.render(), "run tools/nn_signatures.py"
+    assert_generated_module_is_current("nn_signatures")
 
 
 @pytest.mark.parametrize("call, raised", CALLS)

@@ -2,17 +2,13 @@
 in PyNative (host code) and in GRAPH_MODE (construct); its renames run in both."""
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import numpy as np
 import pytest
+from support import assert_generated_module_is_current
 
 from ms_lint.engine import Linter
 from ms_lint.settings import Settings
 from ms_lint.source import SourceFile
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # (call on a float tensor `x` of shape (2, 1, 3), claimed in graph code, claimed in host code); a claim is "the
 # call fails there", and the test measures both. `None`: the rule makes no claim (it stays silent).
@@ -65,12 +61,7 @@ def _fires(source: str) -> bool:
 
 
 def test_msl069_signatures_are_those_of_the_installed_wheel():
-    spec = importlib.util.spec_from_file_location("tensor_signatures",
-                                                  os.path.join(ROOT, "tools", "tensor_signatures.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    with open(tool.TARGET, encoding="utf-8") as handle:
-        assert handle.read() == tool.render(), "run tools/tensor_signatures.py"
+    assert_generated_module_is_current("tensor_signatures")
 
 
 @pytest.mark.parametrize("call, in_graph, in_host", CALLS, ids=[case[0] for case in CALLS])

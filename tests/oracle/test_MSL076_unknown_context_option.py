@@ -1,18 +1,15 @@
 """MSL076: the context options 2.10 does not recognise raise ValueError at the call; the recorded ones do not."""
 from __future__ import annotations
 
-import importlib.util
-import os
 import subprocess
 import sys
 
 import pytest
+from support import assert_generated_module_is_current
 
 from ms_lint.engine import Linter
 from ms_lint.settings import Settings
 from ms_lint.source import SourceFile
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # (function, keyword, value): what the fixture and the community ports pass
 CALLS = [
@@ -52,8 +49,4 @@ def test_msl076_fires_exactly_where_the_call_raises(function, keyword, value):
 
 
 def test_msl076_options_are_those_of_the_installed_wheel():
-    spec = importlib.util.spec_from_file_location("context_options", os.path.join(ROOT, "tools", "context_options.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    with open(tool.TARGET, encoding="utf-8") as handle:
-        assert handle.read() == tool.render(), "run tools/context_options.py"
+    assert_generated_module_is_current("context_options")
