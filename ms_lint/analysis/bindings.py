@@ -42,6 +42,22 @@ def _container_updates(walk: ModuleWalk, function: FunctionNode) -> Dict[str, Li
     return index
 
 
+def attribute_stores(walk: ModuleWalk, class_node: ast.ClassDef) -> Dict[str, List[Tuple[ast.AST, ast.Attribute]]]:
+    """Attribute name -> the (statement, target) pairs of the class (its methods and nested defs included) that
+    store `<name>.<attribute>` by `=`, `: T =` or `+=`, in walk order. Indexed once per class: what rules ask of
+    `self.x` (does every assignment build a tensor, one Cell class, a `SequentialCell`?) reads it by name."""
+    def index() -> Dict[str, List[Tuple[ast.AST, ast.Attribute]]]:
+        found: Dict[str, List[Tuple[ast.AST, ast.Attribute]]] = {}
+        node: Any  # an assignment of one of three kinds
+        for kind in (ast.Assign, ast.AnnAssign, ast.AugAssign):
+            for node in walk.of_kind(class_node, kind):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        found.setdefault(target.attr, []).append((node, target))
+        return found
+    return walk.memo((attribute_stores, class_node), index)
+
+
 def binders(walk: ModuleWalk, function: Optional[FunctionNode], name: str) -> List[ast.AST]:
     """The nodes that can bind `name` in a function (its body, nested scopes included) or, for None, at module
     level, in `ast.walk` order: assignments of every form, loops, `with ... as`, walrus, imports, defs, classes

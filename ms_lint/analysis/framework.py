@@ -102,6 +102,10 @@ def returns_tensor(qualname: Optional[str]) -> bool:
     return qualname.rpartition(".")[2] not in _NON_TENSOR_OPS
 
 
+# `nn.Cell` itself, as a base is spelled (`nn.Cell`, `mindspore.nn.cell.Cell`)
+CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell"})
+
+
 def constructs_primitive(qualname: Optional[str]) -> bool:
     """A `mindspore.ops` primitive class (`ops.MaxPool3D`, `P.ReduceSum`): calling it builds an operator, not data."""
     return qualname is not None and qualname.startswith("mindspore.ops.") and \

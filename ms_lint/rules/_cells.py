@@ -12,7 +12,7 @@ from ms_lint.analysis import framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
 from ms_lint.analysis.walk import spelled_name
 
-_CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "mindtorch.torch.nn.Module"})
+_CELL_BASES = framework.CELL_BASES | {"mindtorch.torch.nn.Module"}
 
 
 def holds_no_state(ctx, qualname: str, depth: int = 0) -> bool:
@@ -94,7 +94,7 @@ def holder_only(ctx, summary, self_name: str) -> bool:
     if not any(not method.startswith("__") for method in summary.methods):
         return False  # nothing but `__init__`: a base for networks elsewhere, not a manager with its own methods
     node = summary.node
-    return node is not None and not any(
-        isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTRY_METHODS
+    return node is not None and ctx.walk.spans(node) and not any(
+        isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTRY_METHODS
         and isinstance(call.func.value, ast.Name) and call.func.value.id == self_name
-        for call in ast.walk(node))
+        for call in ctx.walk.of_kind(node, ast.Call))

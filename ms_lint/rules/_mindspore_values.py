@@ -160,10 +160,8 @@ def _tensor_attribute(ctx, class_node: Optional[ast.ClassDef], attribute: str) -
     `self.h = Tensor(np.zeros(...))` before `self.h.shape()`?"""
     if class_node is None or not ctx.walk.spans(class_node):
         return False
-    values = [node.value for node in ctx.walk.of_kind(class_node, ast.Assign)
-              if any(isinstance(target, ast.Attribute) and target.attr == attribute
-                     and isinstance(target.value, ast.Name) and target.value.id in ("self", "cls")
-                     for target in node.targets)]
+    values = [node.value for node, target in bindings.attribute_stores(ctx.walk, class_node).get(attribute, ())
+              if isinstance(node, ast.Assign) and getattr(target.value, "id", None) in ("self", "cls")]
     return bool(values) and all(isinstance(value, ast.Call) and _is_mindspore_tensor_call(
         ctx.graph.names.qualname(value.func) or "") for value in values)
 

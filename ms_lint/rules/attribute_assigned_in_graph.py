@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import ast
 
+from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import flatten_targets
 from ms_lint.rule import Rule
 
 # Framework bases that hold no Parameter of their own.
-_PLAIN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "mindtorch.torch.nn.Module"})
+_PLAIN_BASES = framework.CELL_BASES | {"mindtorch.torch.nn.Module"}
 _ITEM_NOTES = {
     "lax": "at the default LAX syntax level the item is written back through JIT Fallback; fails to compile under "
            "STRICT",

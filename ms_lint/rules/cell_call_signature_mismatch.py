@@ -3,10 +3,9 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, List, Optional
 
+from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Rule
-
-_CELL_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell"})
 
 
 class CellCallSignatureMismatch(Rule):
@@ -120,17 +119,13 @@ def _built_attributes(ctx, class_node: ast.ClassDef) -> Dict[str, Optional[str]]
     None when the assignments differ or are not such calls (any receiver counts, so another object's attribute of
     the same name only makes it uncertain)."""
     def collect() -> Dict[str, Optional[str]]:
-        built: Dict[str, set] = {}
-        for kind in (ast.Assign, ast.AnnAssign, ast.AugAssign):
-            for node in ctx.walk.of_kind(class_node, kind):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                        value = node.value
-                        qualname = ctx.names.qualname(value.func) if isinstance(value, ast.Call) and \
-                            isinstance(node, ast.Assign) else None
-                        built.setdefault(target.attr, set()).add(qualname)
-        return {attribute: next(iter(kinds)) if len(kinds) == 1 else None for attribute, kinds in built.items()}
+        built: Dict[str, Optional[str]] = {}
+        for attribute, stores in bindings.attribute_stores(ctx.walk, class_node).items():
+            kinds = {ctx.names.qualname(node.value.func)
+                     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) else None
+                     for node, _ in stores}
+            built[attribute] = kinds.pop() if len(kinds) == 1 else None
+        return built
     return ctx.memo((_built_attributes, class_node), collect)
 
 
@@ -138,7 +133,7 @@ def _construct_of(ctx, qualname: str) -> Optional[ast.FunctionDef]:
     """The `construct` a call of an instance of the project class `qualname` runs, when that is certain."""
     summary = ctx.graph.summary_of(qualname)
     if summary is None or not ctx.graph.is_cell_class(qualname) \
-            or not ctx.graph.external_bases(summary) <= _CELL_BASES:
+            or not ctx.graph.external_bases(summary) <= framework.CELL_BASES:
         return None
     for current in ctx.graph.mro(summary):
         if current.dynamic or "__call__" in current.methods:

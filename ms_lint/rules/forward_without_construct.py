@@ -3,12 +3,13 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ms_lint.analysis import framework
 from ms_lint.analysis.walk import self_parameter
 from ms_lint.rule import Fix, Rule
 
 # External bases known not to define `construct`: any other MindSpore layer (nn.Dense...) or an unresolvable
 # base may define it.
-_KNOWN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "builtins.object", "abc.ABC"})
+_KNOWN_BASES = framework.CELL_BASES | {"builtins.object", "abc.ABC"}
 
 
 class ForwardWithoutConstruct(Rule):

@@ -14,7 +14,7 @@ from ms_lint.rule import Fix, Rule
 
 # External bases whose every attribute ms_lint knows: nn.Cell itself (framework.CELL_MEMBERS) and bases that add
 # no instance attributes. Any other external base (nn.Dense, a package not in the project) may define anything.
-_KNOWN_BASES = frozenset({"mindspore.nn.Cell", "mindspore.nn.cell.Cell", "builtins.object", "abc.ABC"})
+_KNOWN_BASES = framework.CELL_BASES | {"builtins.object", "abc.ABC"}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ABSTRACT_MARKERS = ("NotImplementedError", "abstractmethod")
 _OWNER_BEFORE = re.compile(r"\s*\.\s*(\w+)")  # `<owner>.` read backwards from the attribute name after it

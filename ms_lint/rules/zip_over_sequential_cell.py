@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, Set
 
+from ms_lint.analysis import bindings
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Rule
 
@@ -107,11 +108,11 @@ def _sequential_attributes(ctx, class_node: ast.ClassDef) -> FrozenSet[str]:
     `if len(self.blocks) == 0: self.blocks = None`, which zip cannot take either)."""
     def collect() -> FrozenSet[str]:
         kinds: Dict[str, Set[bool]] = {}
-        for assign in ctx.walk.of_kind(class_node, ast.Assign):
-            for target in assign.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+        for attribute, stores in bindings.attribute_stores(ctx.walk, class_node).items():
+            for assign, _ in stores:
+                if isinstance(assign, ast.Assign) \
                         and not (isinstance(assign.value, ast.Constant) and assign.value.value is None):
-                    kinds.setdefault(target.attr, set()).add(_is_sequential(ctx, assign.value))
+                    kinds.setdefault(attribute, set()).add(_is_sequential(ctx, assign.value))
         return frozenset(name for name, found in kinds.items() if found == {True})
     return ctx.memo((_sequential_attributes, class_node), collect)
 
