@@ -113,6 +113,21 @@ def spelled_name(expr: ast.AST) -> Optional[str]:
     return None
 
 
+def enclosing_handler(node: ast.AST, caught: Iterable[str]) -> Optional[ast.ExceptHandler]:
+    """The handler of a `try` around `node` (in the same function) that catches one of the exception classes
+    named `caught`, or everything (a bare `except:`). Needs the parent links of the engine's walk."""
+    wanted = frozenset(caught)
+    child, parent = node, parent_of(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, ast.Try) and child in parent.body:
+            for handler in parent.handlers:
+                kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+                if handler.type is None or any(spelled_name(kind) in wanted for kind in kinds if kind):
+                    return handler
+        child, parent = parent, parent_of(parent)
+    return None
+
+
 class ModuleWalk:
     """Every node of a module in preorder, where each def, lambda and class starts and ends in that list, and
     where the nodes of the noted classes are (`INDEXED_KINDS` and the classes the rules that may run hook)."""

@@ -4,7 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint.analysis import mindspore_context
-from ms_lint.analysis.walk import parent_of, spelled_name
+from ms_lint.analysis.walk import enclosing_handler
 from ms_lint.rule import Edit, Fix, Rule
 
 _FUNCTIONS = {"mindspore.set_context": "set_context", "mindspore.context.set_context": "set_context",
@@ -82,7 +82,7 @@ class UnknownContextOption(Rule):
         return self._findings(node, ctx, function, unknown)
 
     def _findings(self, node: ast.Call, ctx, function: str, unknown):
-        handler = _handler_catching(node)
+        handler = enclosing_handler(node, _CATCHING)
         for keyword in unknown:
             option = keyword.arg or ""
             consequence = "ValueError at the call, before anything runs" if handler is None else (
@@ -104,20 +104,7 @@ class UnknownContextOption(Rule):
                    (Edit(renamed, (row, column), (row, column + len(keyword.arg or ""))),))
 
 
-_CATCHING = frozenset({"ValueError", "Exception", "BaseException"})
-
-
-def _handler_catching(node: ast.AST) -> Optional[ast.ExceptHandler]:
-    """The handler of an enclosing `try` (in the same function) that catches the ValueError raised at `node`."""
-    child, parent = node, parent_of(node)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        if isinstance(parent, ast.Try) and child in parent.body:
-            for handler in parent.handlers:
-                caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-                if handler.type is None or any(spelled_name(kind) in _CATCHING for kind in caught if kind):
-                    return handler
-        child, parent = parent, parent_of(parent)
-    return None
+_CATCHING = ("ValueError", "Exception", "BaseException")
 
 
 def _hint(function: str, option: str) -> str:
