@@ -4,7 +4,7 @@ import ast
 from typing import Any, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, parameter_names
 from ms_lint.fixing import edits
 from ms_lint.rule import Edit, Fix, Rule
 from ms_lint.rules._mindspore_values import bound_values, host_kind, receiver_kind, shown_receiver, uses_mindtorch
@@ -16,6 +16,13 @@ MISSING = {"cuda": ("tensor", "cell"), "cpu": ("tensor", "cell"), "detach": ("te
 # "cpu", "CPU", "Ascend", "npu" and "meta" are accepted).
 TORCH_DEVICES = ("cuda", "gpu", "mps", "xpu")
 _ON = {"tensor": "on a MindSpore tensor", "cell": "on a MindSpore Cell"}
+# PyTorch tensor attributes MindSpore 2.10's Tensor lacks (not in `mindspore_tensor.ATTRIBUTES`), with what to do
+# instead. A Parameter has `requires_grad`, but graph code cannot read it (measured): it is reported in graph code
+# only.
+TORCH_ATTRIBUTES = {"requires_grad": "gradients come from `mindspore.grad`/`value_and_grad`, not from the tensor",
+                    "is_cuda": "place work with `mindspore.set_device`",
+                    "grad_fn": "MindSpore tensors carry no autograd graph",
+                    "is_leaf": "MindSpore tensors carry no autograd graph"}
 # MindSpore's Cell classes that `torch.nn` does not have
 _MINDSPORE_ONLY = frozenset({"Cell", "SequentialCell", "CellList", "CellDict", "LossBase", "WithLossCell",
                              "TrainOneStepCell"})
@@ -28,7 +35,9 @@ class TorchTensorApi(Rule):
     ## What it does
     Finds PyTorch-only calls on MindSpore tensors and Cells: `.cuda()`, `.cpu()`, `.detach()`, `.backward()`,
     `.size()`/`.size(dim)`, `.shape(dim)` (PyTorch's `size(dim)` written with `shape`: a tuple is not callable,
-    measured to fail in GRAPH_MODE and PyNative), `.to("cuda")`/`.to(torch.device(...))`, and PyTorch's
+    measured to fail in GRAPH_MODE and PyNative), `.to("cuda")`/`.to(torch.device(...))`; PyTorch's autograd
+    and device attributes read on a MindSpore tensor (`x.is_cuda`, `x.grad_fn`, `x.is_leaf`, and in graph code
+    `x.requires_grad`: a Parameter has it, but graph code cannot read it); and PyTorch's
     `torch.device(...)` and `torch.no_grad()` applied to MindSpore code; and PyTorch's `nn.Module` methods called
     on a Cell (`net.eval()`, `net.train()`, `net.parameters()`, `net.zero_grad()`, `net.children()`...), when the
     Cell's class is known and none of its project classes defines the method. The other way round, a class
@@ -54,11 +63,14 @@ class TorchTensorApi(Rule):
     object has no attribute 'cuda'`), and `Cell` has no `cuda`/`cpu` (`AttributeError: The 'Dense' object has no
     attribute 'cuda'.`), nor `eval`, `train`, `parameters`, `named_parameters`, `zero_grad`, `children`,
     `named_children`, `modules`, `named_modules`, `add_module` (each measured with `hasattr` on `nn.Dense`:
-    `AttributeError` when called, in every mode). `Tensor.size` is a property, the element count, so `x.size()`
-    and `x.size(0)` raise
-    `TypeError: 'int' object is not callable` (in `construct`: `ValueError: The object is not callable.` at
-    compile). `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to'
-    to enum.`, on Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
+    `AttributeError` when called, in every mode). A `Tensor` has no `requires_grad`, `is_cuda`, `grad_fn` or
+    `is_leaf` (AttributeError, at compile in graph code); a `Parameter`'s `requires_grad` reads in PyNative, but
+    in `construct` it fails to compile (`the 'Parameter' object's method 'requires_grad' is not supported in
+    'construct'`): GPT-SoVITS's `DoubleSwish` reads `x.requires_grad` (issue 19's seventh sample).
+    `Tensor.size` is a property, the element count, so `x.size()` and `x.size(0)` raise `TypeError: 'int'
+    object is not callable` (in `construct`: `ValueError: The object is not callable.` at compile).
+    `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
+    Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
     `torch.no_grad()` around MindSpore code does nothing but make the module need PyTorch (a warning).
     `.view`, `.permute`, `.item`, `.float`, `.to(dtype)` and `.to("cpu")` exist in 2.10 and are not reported
@@ -94,7 +106,8 @@ class TorchTensorApi(Rule):
     scope = "module"
     message = "`{call}` {where}: {consequence}"
     fix_applicability = "safe"
-    needles = (".size(", ".shape(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch")
+    needles = (".size(", ".shape(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch", ".requires_grad",
+               ".is_cuda", ".grad_fn", ".is_leaf")
     call_names = frozenset(MISSING) | frozenset(framework.TORCH_MODULE_METHODS) | {"size", "shape", "to"}
 
     def visit_call(self, node: ast.Call, ctx):
@@ -138,6 +151,30 @@ class TorchTensorApi(Rule):
         elif kind in MISSING[method]:
             yield self.report(ctx, node, call=call, where=_ON[kind], consequence=_missing(method, kind, compiled),
                               fix=self._detach_fix(ctx, node) if method == "detach" else None)
+
+    def visit_attribute(self, node: ast.Attribute, ctx):
+        if node.attr not in TORCH_ATTRIBUTES or not isinstance(node.ctx, ast.Load):
+            return None  # most attributes (a plain return: no generator for them)
+        return self._torch_attribute(node, ctx)
+
+    def _torch_attribute(self, node: ast.Attribute, ctx):
+        compiled = ctx.graph.is_compiled(node)
+        if node.attr == "requires_grad" and not compiled or uses_mindtorch(ctx) \
+                or receiver_kind(ctx, node.value, node) != "tensor":
+            return
+        # `construct`'s inputs are tensors: `x.requires_grad` fails in PyNative too; `self.weight.requires_grad`
+        # (a Parameter) only once compiled
+        function = enclosing_function(node)
+        on_input = isinstance(node.value, ast.Name) and function is not None and function.name == "construct" \
+            and node.value.id in parameter_names(function)
+        failure = "AttributeError, at compile time in graph mode" if compiled else "AttributeError"
+        if node.attr != "requires_grad" or on_input:
+            consequence = f"MindSpore's Tensor has no `{node.attr}` ({failure}); {TORCH_ATTRIBUTES[node.attr]}"
+        else:
+            consequence = ("graph code cannot read `requires_grad`: a Tensor has none, and a Parameter's fails to "
+                           "compile (`not supported in 'construct'`); read it outside `construct`")
+        yield self.report(ctx, node, call=ctx.text(node), where=_ON["tensor"], consequence=consequence,
+                          compiled_only=node.attr == "requires_grad" and not on_input)
 
     def visit_class_def(self, node: ast.ClassDef, ctx):
         """`class Block(nn.Cell)` where `nn` is PyTorch's (`import torch.nn as nn` left in a half-ported module)."""

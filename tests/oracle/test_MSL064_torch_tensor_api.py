@@ -141,3 +141,48 @@ def test_a_loop_over_a_dataset_binds_tensors():
         assert isinstance(row["image"], ms.Tensor)
     for arrays in loader.create_tuple_iterator(output_numpy=True):
         assert isinstance(arrays[0], np.ndarray)
+
+
+TORCH_ATTRIBUTES = """
+import numpy as np
+from mindspore import Parameter, Tensor, nn
+
+class ReadsRequiresGrad(nn.Cell):
+    def construct(self, x):
+        if x.requires_grad:
+            return x * 2
+        return x
+
+class ReadsIsCuda(nn.Cell):
+    def construct(self, x):
+        return x.is_cuda
+
+class ReadsParameterFlag(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(2, np.float32)))
+
+    def construct(self, x):
+        if self.w.requires_grad:
+            return x * self.w
+        return x
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "pynative"])
+def test_torch_autograd_attributes_fail_on_tensors(oracle, mode):
+    from ms_lint.rules.torch_tensor_api import TORCH_ATTRIBUTES as NAMES
+
+    cells = oracle.load(TORCH_ATTRIBUTES)
+    x = oracle.tensor([1.0, 2.0])
+    for name in ("ReadsRequiresGrad", "ReadsIsCuda"):
+        outcome = oracle.compile(mode, getattr(cells, name)(), x) if mode != "pynative" else \
+            oracle.call(mode, getattr(cells, name)(), x)
+        assert not outcome.ok and outcome.error_type == "AttributeError", (name, outcome.message)
+    parameter_flag = oracle.compile(mode, cells.ReadsParameterFlag(), x) if mode != "pynative" else \
+        oracle.call(mode, cells.ReadsParameterFlag(), x)
+    # a Parameter has the flag: PyNative reads it, graph code refuses it
+    assert parameter_flag.ok == (mode == "pynative"), parameter_flag.message
+    t = ms.Tensor(np.ones(2, np.float32))
+    assert not any(hasattr(t, name) for name in NAMES)
+    assert ms.Parameter(t).requires_grad
