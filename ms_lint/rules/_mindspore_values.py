@@ -23,7 +23,8 @@ _MINDSPORE_TENSOR_PACKAGES = ("mindspore.ops.", "mindspore.mint.", "mindspore.nu
 _MAX_DEPTH = 8
 
 
-def receiver_kind(ctx, receiver: ast.expr, call: ast.Call) -> Optional[str]:
+def receiver_kind(ctx, receiver: ast.expr, call: ast.AST) -> Optional[str]:
+    """"tensor" or "cell" if `receiver`, read at `call` (a call or an attribute), is MindSpore's, else None."""
     if mentions_torch(ctx, receiver) or (isinstance(receiver, ast.Name) and any(
             isinstance(value, ast.expr) and _torch_value(ctx, value) for value in bound_values(ctx, receiver))):
         return None  # (a name bound to a PyTorch tensor too: ICON's `point_feat = F.grid_sample(...)[..., 0]`)
@@ -36,11 +37,16 @@ def receiver_kind(ctx, receiver: ast.expr, call: ast.Call) -> Optional[str]:
     return host_kind(ctx, receiver, {}, 0)
 
 
+# MindTorch, and MSAdapter, its name before 2024 (`import msadapter.pytorch as torch`): their tensors and modules
+# implement PyTorch's methods
+MINDTORCH_PACKAGES = ("mindtorch", "msadapter")
+
+
 def uses_mindtorch(ctx) -> bool:
     """Computed once per module: every candidate call asks."""
     imports = ctx.graph.imports
     return ctx.memo(uses_mindtorch, lambda: imports.mstorch or any(
-        target.partition(".")[0] == "mindtorch" for target in imports.names.values()))
+        target.partition(".")[0] in MINDTORCH_PACKAGES for target in imports.names.values()))
 
 
 def _torch_value(ctx, expr: ast.expr) -> bool:
@@ -98,6 +104,8 @@ def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
         if isinstance(expr.func, ast.Attribute) and expr.func.attr in _TENSOR_METHODS:
             receiver = host_kind(ctx, expr.func.value, memo, depth)
             return receiver if receiver == "tensor" or expr.func.attr == "to" else None
+        if isinstance(expr.func, (ast.Name, ast.Attribute)) and _calls_a_tensor_cell(ctx, expr.func, memo, depth):
+            return "tensor"  # `loss = train_net(x, y)` with `train_net = nn.TrainOneStepCell(...)`
         return None
     if isinstance(expr, ast.Name):
         values = bound_values(ctx, expr)
@@ -109,7 +117,7 @@ def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
                  for v in values}
         return kinds.pop() if len(kinds) == 1 else None
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
-        return _self_parameter(ctx, expr)
+        return _self_attribute(ctx, expr)
     if isinstance(expr, ast.Subscript):
         if isinstance(expr.value, ast.Name) \
                 and dataset_values.loop_item(ctx, expr.value, bound_values) == dataset_values.DICTS:
@@ -145,25 +153,50 @@ def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
     return "tensor" if qualname.startswith("mindspore.") and qualname in framework.TENSOR_CLASSES else None
 
 
-def _self_parameter(ctx, expr: ast.Attribute) -> Optional[str]:
+def _self_attribute(ctx, expr: ast.Attribute) -> Optional[str]:
+    """A `self.<Parameter>`, or a `self.<name>` every assignment of which in its class (of this module) builds a
+    MindSpore tensor (VFlow's `self.h = Tensor(np.zeros(...))` before `self.h.shape()`) or a MindSpore Cell of
+    one class (AMT's `self.optimizer = AdamWeightDecay(...)` before `self.optimizer.zero_grad()`)."""
     function = enclosing_function(expr)
     owner = ctx.graph.owner_class(function) if function is not None else None
     if owner is None or function is None or getattr(expr.value, "id", None) != self_parameter(function):
         return None
     if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)):
         return "tensor"
-    return "tensor" if _tensor_attribute(ctx, owner.node, expr.attr) else None
+    built = attribute_calls(ctx, owner.node, expr.attr)
+    qualnames = {ctx.graph.names.qualname(call.func) or "" for call in built}
+    if built and all(_is_mindspore_tensor_call(qualname) for qualname in qualnames):
+        return "tensor"
+    if len(qualnames) == 1 and _is_mindspore_cell_class(ctx, next(iter(qualnames))):
+        return "cell"
+    return None
 
 
-def _tensor_attribute(ctx, class_node: Optional[ast.ClassDef], attribute: str) -> bool:
-    """Does every `self.<attribute> = ...` of the class (of this module) build a MindSpore tensor, as VFlow's
-    `self.h = Tensor(np.zeros(...))` before `self.h.shape()`?"""
+def attribute_calls(ctx, class_node: Optional[ast.ClassDef], attribute: str) -> List[ast.Call]:
+    """The calls every `self.<attribute> = ...` of the class (of this module) assigns; empty when some
+    assignment is not a call, or when there is none."""
     if class_node is None or not ctx.walk.spans(class_node):
-        return False
+        return []
     values = [node.value for node, target in bindings.attribute_stores(ctx.walk, class_node).get(attribute, ())
               if isinstance(node, ast.Assign) and getattr(target.value, "id", None) in ("self", "cls")]
-    return bool(values) and all(isinstance(value, ast.Call) and _is_mindspore_tensor_call(
-        ctx.graph.names.qualname(value.func) or "") for value in values)
+    calls = [value for value in values if isinstance(value, ast.Call)]
+    return calls if len(calls) == len(values) else []
+
+
+# MindSpore Cells whose call gives a tuple (or a tensor and a state), not one tensor
+_TUPLE_CELLS = ("LSTM", "GRU", "RNN", "LossScale", "MultiheadAttention")
+
+
+def _calls_a_tensor_cell(ctx, func: ast.expr, memo, depth) -> bool:
+    """Is `func` a MindSpore Cell of MindSpore's own (a loss, `TrainOneStepCell`, a layer) whose call gives a
+    tensor? A project Cell's `construct` may return anything."""
+    if host_kind(ctx, func, memo, depth) != "cell":
+        return False
+    calls = [func] if isinstance(func, ast.Call) else bound_values(ctx, func) if isinstance(func, ast.Name) else []
+    qualnames = {ctx.graph.names.qualname(call.func) or "" if isinstance(call, ast.Call) else "" for call in calls}
+    return bool(qualnames) and all(q.startswith("mindspore.") and not any(part in q.rpartition(".")[2]
+                                                                          for part in _TUPLE_CELLS)
+                                   for q in qualnames)
 
 
 def bound_values(ctx, name: ast.Name) -> List[Any]:

@@ -99,7 +99,7 @@ class TorchAxisMethodInGraph(Rule):
                                      call=call["call"], entry=call["entry"], why=why, consequence=call["consequence"])
 
     def _calls(self, ctx):
-        if "mindtorch" in ctx.source.text:
+        if "mindtorch" in ctx.source.text or "msadapter" in ctx.source.text:
             return  # (searched once, not once per call)
         # only `.transpose(...)` and `.expand(...)` calls are kept and sorted (not every call of the graph code)
         nodes = {id(node): node for function in ctx.graph.compiled for node in ctx.walk.nodes_of(function).calls

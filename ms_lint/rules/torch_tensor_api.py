@@ -1,13 +1,20 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function, parameter_names
+from ms_lint.analysis.walk import enclosing_function, parameter_names, self_parameter
 from ms_lint.fixing import edits
 from ms_lint.rule import Edit, Fix, Rule
-from ms_lint.rules._mindspore_values import bound_values, host_kind, receiver_kind, shown_receiver, uses_mindtorch
+from ms_lint.rules._mindspore_values import (
+    attribute_calls,
+    bound_values,
+    host_kind,
+    receiver_kind,
+    shown_receiver,
+    uses_mindtorch,
+)
 from ms_lint.source import walk
 
 # PyTorch methods MindSpore 2.10's Tensor and Cell lack (or, for `size`, have as an int property).
@@ -16,6 +23,16 @@ MISSING = {"cuda": ("tensor", "cell"), "cpu": ("tensor", "cell"), "detach": ("te
 # "cpu", "CPU", "Ascend", "npu" and "meta" are accepted).
 TORCH_DEVICES = ("cuda", "gpu", "mps", "xpu")
 _ON = {"tensor": "on a MindSpore tensor", "cell": "on a MindSpore Cell"}
+# What PyTorch's and Paddle's optimizers have and MindSpore's (which are Cells) lack, measured with `hasattr` on
+# `nn.Adam`, `nn.SGD`, `nn.AdamWeightDecay` and `mindspore.experimental.optim.Adam`
+OPTIMIZER_METHODS = {
+    "step": "an optimizer applies gradients when called, `optimizer(grads)`, with the gradients from "
+            "`mindspore.value_and_grad`",
+    "clear_grad": "MindSpore computes fresh gradients each step: drop it",
+    "clear_gradients": "MindSpore computes fresh gradients each step: drop it"}
+# `scheduler.step()` on a MindSpore learning-rate schedule (a Cell)
+_CELL_STEP = ("a learning-rate schedule (`nn.LearningRateSchedule`) is a Cell the optimizer calls with the global "
+              "step: pass it as `learning_rate=`")
 # PyTorch tensor attributes MindSpore 2.10's Tensor lacks (not in `mindspore_tensor.ATTRIBUTES`), with what to do
 # instead. A Parameter has `requires_grad`, but graph code cannot read it (measured): it is reported in graph code
 # only.
@@ -39,8 +56,10 @@ class TorchTensorApi(Rule):
     and device attributes read on a MindSpore tensor (`x.is_cuda`, `x.grad_fn`, `x.is_leaf`, and in graph code
     `x.requires_grad`: a Parameter has it, but graph code cannot read it); and PyTorch's
     `torch.device(...)` and `torch.no_grad()` applied to MindSpore code; and PyTorch's `nn.Module` methods called
-    on a Cell (`net.eval()`, `net.train()`, `net.parameters()`, `net.zero_grad()`, `net.children()`...), when the
-    Cell's class is known and none of its project classes defines the method. The other way round, a class
+    on a Cell (`net.eval()`, `net.train()`, `net.parameters()`, `net.zero_grad()`, `net.children()`...) and
+    PyTorch's or Paddle's optimizer methods (`optimizer.step()`, `optimizer.zero_grad()`, `clear_grad()`,
+    `clear_gradients()`; `scheduler.step()` on a MindSpore learning-rate schedule), when the Cell's class is
+    known and none of its project classes defines the method. The other way round, a class
     derived from MindSpore's `Cell` (or `SequentialCell`, `CellList`...) spelled on PyTorch's `torch.nn`: `import
     torch.nn as nn` kept in a half-ported module makes `class Block(nn.Cell)` an AttributeError when the module
     is imported (st_gcn's `gcn_utils.py`, issue 19's fourth sample).
@@ -49,24 +68,30 @@ class TorchTensorApi(Rule):
     by the tensor-value analysis. In host code it is a value the module provably builds with MindSpore: a
     `Tensor`/`Parameter`, the result of a `mindspore.ops`/`mindspore.numpy`/`mindspore.mint` call, a MindSpore
     `nn.Cell` subclass instance, a name all of whose bindings in its scope are such values, a `Tensor`-annotated
-    argument, a `self.<Parameter>`, or what a loop over a MindSpore dataset binds (`for image, mask in loader:`,
+    argument, a `self.<Parameter>`, a `self.<name>` every assignment of which in the class builds a tensor or
+    one Cell class (`self.optimizer = nn.AdamWeightDecay(...)`), the result of calling a Cell of MindSpore's own
+    (`loss = train_net(x, y)` with `train_net = nn.TrainOneStepCell(...)`; not the RNNs, which give tuples), or
+    what a loop over a MindSpore dataset binds (`for image, mask in loader:`,
     `row["image"]` of `create_dict_iterator()`, a dataset kept as `self.loader`; not with `output_numpy=True`;
     converted in place, `image, mask = image.float(), mask.float()`, or assigned a `Tensor` elsewhere, it stays
     one). A name that some binding gives a PyTorch tensor
     (`feat = F.grid_sample(...)[..., 0]`) is not known to be MindSpore's. `torch.device(...)` is reported when
     it reaches `.to(...)` of such a value or a `device=` argument of a MindSpore call; `torch.no_grad()` when the
     `with` block (or the function it decorates) calls MindSpore and never mentions `torch`. Modules that import
-    MindTorch are skipped: its tensors and modules implement these methods.
+    MindTorch (or MSAdapter, its former name) are skipped: its tensors and modules implement these methods.
 
     ## Why it matters in graph mode
     Measured on MindSpore 2.10: `Tensor` has no `cuda`, `cpu`, `detach`, `backward` (`AttributeError: 'Tensor'
     object has no attribute 'cuda'`), and `Cell` has no `cuda`/`cpu` (`AttributeError: The 'Dense' object has no
     attribute 'cuda'.`), nor `eval`, `train`, `parameters`, `named_parameters`, `zero_grad`, `children`,
     `named_children`, `modules`, `named_modules`, `add_module` (each measured with `hasattr` on `nn.Dense`:
-    `AttributeError` when called, in every mode). A `Tensor` has no `requires_grad`, `is_cuda`, `grad_fn` or
-    `is_leaf` (AttributeError, at compile in graph code); a `Parameter`'s `requires_grad` reads in PyNative, but
-    in `construct` it fails to compile (`the 'Parameter' object's method 'requires_grad' is not supported in
-    'construct'`): GPT-SoVITS's `DoubleSwish` reads `x.requires_grad` (issue 19's seventh sample).
+    `AttributeError` when called, in every mode). MindSpore's optimizers (`nn.Adam`, `nn.SGD`,
+    `nn.AdamWeightDecay`, `mindspore.experimental.optim.Adam`) have no `step`, `zero_grad`, `clear_grad` or
+    `clear_gradients`: an optimizer is a Cell called with the gradients. A `Tensor` has no `requires_grad`,
+    `is_cuda`, `grad_fn` or `is_leaf` (AttributeError, at compile in graph code); a `Parameter`'s
+    `requires_grad` reads in PyNative, but in `construct` it fails to compile (`the 'Parameter' object's method
+    'requires_grad' is not supported in 'construct'`): GPT-SoVITS's `DoubleSwish` reads `x.requires_grad`
+    (issue 19's seventh sample).
     `Tensor.size` is a property, the element count, so `x.size()` and `x.size(0)` raise `TypeError: 'int'
     object is not callable` (in `construct`: `ValueError: The object is not callable.` at compile).
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
@@ -107,15 +132,17 @@ class TorchTensorApi(Rule):
     message = "`{call}` {where}: {consequence}"
     fix_applicability = "safe"
     needles = (".size(", ".shape(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch", ".requires_grad",
-               ".is_cuda", ".grad_fn", ".is_leaf")
-    call_names = frozenset(MISSING) | frozenset(framework.TORCH_MODULE_METHODS) | {"size", "shape", "to"}
+               ".is_cuda", ".grad_fn", ".is_leaf", *(f".{method}(" for method in framework.TORCH_MODULE_METHODS),
+               *(f".{method}(" for method in OPTIMIZER_METHODS))
+    call_names = frozenset(MISSING) | frozenset(framework.TORCH_MODULE_METHODS) | frozenset(OPTIMIZER_METHODS) \
+        | {"size", "shape", "to"}
 
     def visit_call(self, node: ast.Call, ctx):
         func = node.func
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
-        if method not in MISSING and method not in framework.TORCH_MODULE_METHODS \
+        if method not in MISSING and method not in framework.TORCH_MODULE_METHODS and method not in OPTIMIZER_METHODS \
                 and method not in ("size", "shape", "to") \
                 or uses_mindtorch(ctx):
             return
@@ -143,11 +170,13 @@ class TorchTensorApi(Rule):
             yield self.report(ctx, node, call=call, where=_ON[kind],
                               consequence=f"MindSpore 2.10 rejects the device {shown} (ValueError: Failed to "
                                           f"convert ... to enum); place work with `mindspore.set_device`")
-        elif method in framework.TORCH_MODULE_METHODS:
+        elif method in framework.TORCH_MODULE_METHODS or method in OPTIMIZER_METHODS:
             if kind == "cell" and _class_lacks(ctx, func.value, method):
-                yield self.report(ctx, node, call=call, where=_ON[kind],
-                                  consequence=f"MindSpore's Cell has no `{method}` (AttributeError); "
-                                              f"{framework.TORCH_MODULE_METHODS[method]}")
+                owner = "optimizer" if _builds_optimizer(ctx, func.value) else "Cell"
+                advice = framework.TORCH_MODULE_METHODS.get(method) or (
+                    OPTIMIZER_METHODS[method] if owner == "optimizer" or method != "step" else _CELL_STEP)
+                yield self.report(ctx, node, call=call, where=f"on a MindSpore {owner}",
+                                  consequence=f"MindSpore's {owner} has no `{method}` (AttributeError); {advice}")
         elif kind in MISSING[method]:
             yield self.report(ctx, node, call=call, where=_ON[kind], consequence=_missing(method, kind, compiled),
                               fix=self._detach_fix(ctx, node) if method == "detach" else None)
@@ -165,8 +194,8 @@ class TorchTensorApi(Rule):
         # `construct`'s inputs are tensors: `x.requires_grad` fails in PyNative too; `self.weight.requires_grad`
         # (a Parameter) only once compiled
         function = enclosing_function(node)
-        on_input = isinstance(node.value, ast.Name) and function is not None and function.name == "construct" \
-            and node.value.id in parameter_names(function)
+        on_input = isinstance(node.value, ast.Name) and isinstance(function, ast.FunctionDef) \
+            and function.name == "construct" and node.value.id in parameter_names(function)
         failure = "AttributeError, at compile time in graph mode" if compiled else "AttributeError"
         if node.attr != "requires_grad" or on_input:
             consequence = f"MindSpore's Tensor has no `{node.attr}` ({failure}); {TORCH_ATTRIBUTES[node.attr]}"
@@ -265,8 +294,7 @@ def _missing(method: str, kind: str, compiled: bool) -> str:
 def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
     """Is the receiver built by a known class (`Net()`, or a name every binding of which is such a call) none of
     whose project classes defines `method` (a port's own `def train(self, ...)`)?"""
-    calls = [receiver] if isinstance(receiver, ast.Call) else bound_values(ctx, receiver) \
-        if isinstance(receiver, ast.Name) else []
+    calls = _building_calls(ctx, receiver)
     if not calls:
         return False
     for call in calls:
@@ -286,6 +314,26 @@ def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
             if any(q and not q.startswith("mindspore.") and ctx.graph.summary_of(q) is None for q in base.bases):
                 return False  # a base the project does not hold: it may define the method
     return True
+
+
+def _building_calls(ctx, receiver: ast.expr) -> List[Any]:
+    """The calls that build the receiver: itself, every value bound to a name, every `self.<name> = ...`."""
+    if isinstance(receiver, ast.Call):
+        return [receiver]
+    if isinstance(receiver, ast.Name):
+        return bound_values(ctx, receiver)
+    if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
+        function = enclosing_function(receiver)
+        owner = ctx.graph.owner_class(function) if function is not None else None
+        if owner is not None and function is not None and receiver.value.id == self_parameter(function):
+            return attribute_calls(ctx, owner.node, receiver.attr)
+    return []
+
+
+def _builds_optimizer(ctx, receiver: ast.expr) -> bool:
+    calls = _building_calls(ctx, receiver)
+    return bool(calls) and all(isinstance(call, ast.Call) and framework.is_optimizer(
+        ctx.graph.names.qualname(call.func)) for call in calls)
 
 
 def _device_argument(call: ast.Call) -> Optional[ast.expr]:

@@ -186,3 +186,22 @@ def test_torch_autograd_attributes_fail_on_tensors(oracle, mode):
     t = ms.Tensor(np.ones(2, np.float32))
     assert not any(hasattr(t, name) for name in NAMES)
     assert ms.Parameter(t).requires_grad
+
+
+def test_optimizers_and_schedules_lack_pytorchs_training_loop_methods():
+    from mindspore.experimental import optim
+
+    from ms_lint.rules.torch_tensor_api import OPTIMIZER_METHODS
+
+    net = nn.Dense(2, 2)
+    optimizers = (nn.Adam(net.trainable_params()), nn.SGD(net.trainable_params()),
+                  nn.AdamWeightDecay(net.trainable_params()), optim.Adam(net.trainable_params()))
+    for optimizer in optimizers:
+        for method in (*OPTIMIZER_METHODS, "zero_grad"):
+            assert not hasattr(optimizer, method), (type(optimizer).__name__, method)
+    schedule = nn.ExponentialDecayLR(0.1, 0.9, 10)
+    assert isinstance(schedule, nn.Cell) and not hasattr(schedule, "step")
+    assert hasattr(ms.Model(net), "train")  # not a Cell: `runner.train(...)` is not reported
+    loss = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), optimizers[0])(
+        ms.Tensor(np.ones((1, 2), np.float32)), ms.Tensor(np.ones((1, 2), np.float32)))
+    assert isinstance(loss, ms.Tensor) and not hasattr(loss, "backward")
