@@ -188,7 +188,7 @@ def remembered_packages() -> Iterator[None]:
         _packages = previous
 
 
-def _is_package(directory: str) -> bool:
+def is_package(directory: str) -> bool:
     known = _packages
     if known is None:
         return os.path.isfile(os.path.join(directory, "__init__.py"))
@@ -204,7 +204,7 @@ def module_name(path: str) -> str:
     directory, filename = os.path.split(path)
     stem = os.path.splitext(filename)[0]
     parts = [] if stem == "__init__" else [stem]
-    while _is_package(directory):
+    while is_package(directory):
         directory, package = os.path.split(directory)
         parts.insert(0, package)
         if not package:
@@ -216,7 +216,7 @@ def package_root(path: str) -> str:
     """The directory from which `module_name(path)` is importable."""
     path = os.path.abspath(path)
     directory = os.path.dirname(path)
-    while _is_package(directory):
+    while is_package(directory):
         parent = os.path.dirname(directory)
         if parent == directory:
             break

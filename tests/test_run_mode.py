@@ -32,6 +32,12 @@ def said(text: str):
     ("ms.set_context(mode=get_mode(args), device_id=0)\n", COMPILES),
     ("ms.set_context(mode=ms.PYNATIVE_MODE)\n", PYNATIVE),
     ("context.set_context(mode=1, device_target='GPU')\n", PYNATIVE),
+    # a self-test that selects GRAPH_MODE after its only forward call, as its last statement (mRASP2, issue 19's
+    # eighth sample), compiles nothing; anything run after the selection, or an importer, is compiled
+    ("if __name__ == '__main__':\n    net(x)\n    ms.set_context(mode=ms.GRAPH_MODE,\n"
+     "                   device_target='GPU')\n    # model = Model(net)\n", RUNS),
+    ("if __name__ == '__main__':\n    ms.set_context(mode=ms.GRAPH_MODE)\n    main()\n", COMPILES),
+    ("def setup():\n    ms.set_context(mode=ms.GRAPH_MODE)\n", COMPILES),
     ("ms.set_context(device_target='CPU')\n", None),
     ("# ms.set_context(mode=ms.GRAPH_MODE)\n", None),  # commented out
     ("def print_args(config, mode=0):\n    pass\n", None),  # not a set_context argument
@@ -156,6 +162,18 @@ def test_the_scan_covers_the_project_around_a_package_without_init(tmp_path):
     (tmp_path / "train.py").unlink()
     run_mode.forget_projects()
     assert run_mode.project_root(str(tmp_path / "src" / "models" / "net.py")) == str(tmp_path / "src")
+
+
+def test_the_scan_climbs_from_a_directory_without_init_inside_a_package(tmp_path):
+    """ACTOR (issue 19's eighth sample): `architectures/tools/` has no `__init__.py`, `architectures/` has; the
+    README and the scripts sit four levels up."""
+    tools = tmp_path / "src" / "models" / "architectures" / "tools"
+    tools.mkdir(parents=True)
+    for package in (tmp_path / "src", tmp_path / "src" / "models", tools.parent):
+        (package / "__init__.py").write_text("")
+    (tools / "embeddings.py").write_text("")
+    (tmp_path / "README.md").write_text("")
+    assert run_mode.project_root(str(tools / "embeddings.py")) == str(tmp_path)
 
 
 MODEL = '''

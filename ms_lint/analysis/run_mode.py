@@ -27,7 +27,7 @@ import re
 from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ms_lint.analysis.per_project import Keep, PerProject, read_each
-from ms_lint.source import SourceError, decode, package_root, parse
+from ms_lint.source import SourceError, decode, is_package, package_root, parse
 
 COMPILES, PYNATIVE, RUNS, OPTION, GRAPH = "compiles", "pynative", "runs", "option", "graph"
 # `set_context(mode=GRAPH_MODE if args.mode.upper().startswith("GRAPH") else PYNATIVE_MODE)`: the command-line
@@ -203,6 +203,10 @@ def project_root(path: str) -> str:
     parents that holds a project file (README, requirements, setup, `.git`) or a training script, else the top
     package's directory."""
     root = directory = package_root(path)
+    if is_package(os.path.dirname(directory)):
+        # a directory without `__init__.py` inside a package (ACTOR's `architectures/tools/`): a namespace
+        # package of it, imported as `src.models.architectures.tools.embeddings`
+        root = directory = package_root(directory)
     for _ in range(_LEVELS_UP + 1):
         if _is_project_directory(directory):
             return directory
@@ -309,11 +313,33 @@ def line_matches(pattern: "re.Pattern[bytes]", data: bytes, needles: Tuple[bytes
 
 def selections(data: bytes) -> Iterator[Tuple[str, int]]:
     """(GRAPH | COMPILES | PYNATIVE | BY_OPTION + name, row) for each `set_context(...)` of a file that sets the
-    mode."""
+    mode, but for a GRAPH_MODE a script selects last: mRASP2's self-test selects it after its only forward call,
+    as the file's last statement, and compiles nothing."""
     for match in _SET_CONTEXT.finditer(data):
-        mode = _mode_selected(_arguments(data, match.end() - 1))
-        if mode is not None:
+        arguments = _arguments(data, match.end() - 1)
+        mode = _mode_selected(arguments)
+        if mode is not None and not (mode in (GRAPH, COMPILES)
+                                     and _runs_last(data, match.start(), match.end() + len(arguments) + 1)):
             yield mode, data.count(b"\n", 0, match.start()) + 1
+
+
+_NOTHING = re.compile(rb"(?:\s|#[^\n]*)*")
+
+
+def _runs_last(data: bytes, start: int, end: int) -> bool:
+    """Is the statement at `start`..`end` the last a script runs: only comments follow it, in the file's
+    `if __name__ == "__main__":` block? (At module level it selects the mode for the scripts that import the
+    file; in a function, for its callers.)"""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    if data[line_start:line_start + 1] not in (b" ", b"\t") or not _NOTHING.fullmatch(data, end):
+        return False  # at module level, or followed by code
+    for line in reversed(data[:line_start].splitlines()):
+        if line[:1] not in (b"", b" ", b"\t", b"#"):  # the enclosing statement at module level
+            return bool(_MAIN_GUARD.match(line))
+    return False
+
+
+_MAIN_GUARD = re.compile(rb"if\s+__name__\s*==\s*['\"]__main__['\"]")
 
 
 def _arguments(data: bytes, opening: int) -> bytes:
