@@ -228,7 +228,10 @@ STATELESS_LAYERS = frozenset("""
     ReplicationPad2d ReplicationPad3d L1Loss MSELoss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss KLDivLoss BCELoss
     BCEWithLogitsLoss SoftmaxCrossEntropyWithLogits CosineEmbeddingLoss MarginRankingLoss SoftMarginLoss
     MultiLabelSoftMarginLoss MultiMarginLoss MultilabelMarginLoss PoissonNLLLoss GaussianNLLLoss TripletMarginLoss
-    CTCLoss Norm Range OneHot ClipByNorm Moments Tril Triu MatrixDiag PSNR SSIM MSSSIM""".split())
+    CTCLoss Norm Range OneHot ClipByNorm Moments Tril Triu MatrixDiag PSNR SSIM MSSSIM
+    MatMul MatDet MatInverse MatrixDiagPart MatrixSetDiag SparseTensorDenseMatmul SparseToDense DiGamma IGamma LBeta
+    LGamma ImageGradients LRN LogSoftmaxExt MaxPool2dExt RReLU SeLU L1LossExt MAELoss RMSELoss DiceLoss
+    MultiClassDiceLoss FocalLoss HingeEmbeddingLoss TripletMarginWithDistanceLoss""".split())
 
 
 def repeated_parameter_name(created: ast.expr, qualname: Callable[[ast.expr], Optional[str]]) -> Optional[str]:

@@ -30,8 +30,9 @@ class InitializerUsedAsData(Rule):
     (CondConv's and DynamicConv's expert weights, CrossViT's class tokens, issue 19). `Parameter(initializer(...))`,
     `p.set_data(initializer(...))`, `initializer(...).init_data()`, an attribute a `Parameter` holds
     (`self.pos_embed = initializer(...)` after `self.pos_embed = Parameter(...)`: the Cell copies the data in) and
-    `weight_init=initializer(...)` are not reported. The attribute's warning is an info in a project that selects
-    only GRAPH_MODE (docs/project-rules.md, "Run mode").
+    `weight_init=initializer(...)` are not reported, nor an attribute the class reads only as an initializer
+    argument (`weight_init=self.init_tensor`, issue 19's eighth sample: DPTNet). The attribute's warning is an
+    info in a project that selects only GRAPH_MODE (docs/project-rules.md, "Run mode").
 
     ## Example
     ```python
@@ -108,11 +109,29 @@ def _use_as_data(ctx, call: ast.Call) -> Optional[tuple]:
     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and function is not None \
             and target.value.id == self_parameter(function):
         cell = ctx.graph.cell_of(function)
-        if cell is not None and not _held_by_parameter(ctx, cell.node, target.attr):
+        if cell is not None and not _held_by_parameter(ctx, cell.node, target.attr) \
+                and _read_as_data(ctx, cell.node, target.attr):
             return (f"stored as `self.{target.attr}` of Cell `{cell.node.name}`",
                     "graph mode fills it when the Cell is compiled, but PyNative, MindSpore 2.10's default mode, "
                     "raises `The Tensor(...) is uninitialized` when the Cell reads it", "warning")
     return None
+
+
+def _read_as_data(ctx, class_node: ast.ClassDef, attribute: str) -> bool:
+    """Does the class read `self.<attribute>` other than as an initializer argument (`weight_init=self.<name>`,
+    `Parameter(self.<name>)`, which take a lazy tensor)? DPTNet's `self.init_tensor = initializer(...)` is only
+    passed as `nn.Conv1d(..., weight_init=self.init_tensor)`: nothing reads the data."""
+    for node in ctx.walk.of_kind(class_node, ast.Attribute):
+        if node.attr != attribute or not isinstance(node.ctx, ast.Load):
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.keyword) and (parent.arg or "").endswith("_init"):
+            continue
+        if isinstance(parent, ast.Call) and node in parent.args \
+                and ctx.names.qualname(parent.func) in framework.PARAMETER_CLASSES:
+            continue
+        return True
+    return False
 
 
 def _held_by_parameter(ctx, class_node: ast.ClassDef, attribute: str) -> bool:

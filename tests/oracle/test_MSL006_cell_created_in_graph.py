@@ -210,3 +210,27 @@ def test_msl006_a_distribution_built_from_tensors_fails_only_once_compiled(oracl
     else:
         assert not outcome.ok and outcome.error_type == "TypeError", outcome.message
         assert "constants" in outcome.message
+
+
+def test_msl006_the_layers_it_calls_weight_free_hold_no_parameters():
+    """Every layer of `STATELESS_LAYERS` that builds with its defaults has no Parameter, or only fixed ones (SSIM's
+    windows): ISANet's `nn.MatMul(sim_map, value)` (issue 19's eighth sample) is no weighted layer."""
+    import inspect
+
+    from mindspore import nn as ms_nn
+
+    from ms_lint.analysis.framework import STATELESS_LAYERS
+
+    built = 0
+    for name in sorted(STATELESS_LAYERS):
+        layer_class = getattr(ms_nn, name, None)
+        if layer_class is None:
+            continue  # a name of `mint.nn` or MindTorch (`Hardsigmoid`)
+        assert inspect.isclass(layer_class) and issubclass(layer_class, ms_nn.Cell), name
+        try:
+            layer = layer_class()
+        except (TypeError, ValueError):
+            continue  # needs arguments: measured elsewhere (Range, Pad, Unflatten...)
+        built += 1
+        assert not [p for p in layer.get_parameters() if p.requires_grad], name
+    assert built > 60
