@@ -10,7 +10,7 @@ import ast
 from typing import Any, Dict, List, Optional
 
 from ms_lint.analysis import bindings, framework
-from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.analysis.walk import enclosing_function, parent_of, self_parameter
 from ms_lint.rules import _dataset_values as dataset_values
 from ms_lint.source import walk
 
@@ -113,7 +113,7 @@ def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
             looped = dataset_values.loop_item(ctx, expr, bound_values,
                                               lambda value: host_kind(ctx, value, memo, depth) == "tensor")
             return "tensor" if looped == dataset_values.TUPLES else None
-        kinds = {_annotated_kind(ctx, v) if isinstance(v, ast.arg) else host_kind(ctx, v, memo, depth)
+        kinds = {_parameter_kind(ctx, v, memo, depth) if isinstance(v, ast.arg) else host_kind(ctx, v, memo, depth)
                  for v in values}
         return kinds.pop() if len(kinds) == 1 else None
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
@@ -144,6 +144,45 @@ def _is_mindspore_cell_class(ctx, qualname: str) -> bool:
         if cell.summary.qualname == qualname:
             return cell.kind == "cell" and not cell.assumed
     return ctx.graph.index.class_kind(qualname) == "cell"
+
+
+def _parameter_kind(ctx, arg: ast.arg, memo, depth) -> Optional[str]:
+    """A parameter's kind: its `Tensor` annotation, else what every call of its function in the module passes
+    (GGO's `train(model, loader, optimizer, ...)`, called once with `optimizer = nn.Adam(...)`)."""
+    annotated = _annotated_kind(ctx, arg)
+    if annotated is not None:
+        return annotated
+    passed = passed_values(ctx, arg)
+    if not passed:
+        return None
+    kinds = {host_kind(ctx, value, memo, depth) for value in passed}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def passed_values(ctx, arg: ast.arg) -> List[ast.expr]:
+    """What the calls of a module-level function, by its name, in its module pass for the parameter `arg`; empty
+    when the function is not module-level, has no call, or a call passes `*args`/`**kwargs` or leaves `arg` to its
+    default. Only functions called by name: a method's callers are not known."""
+    arguments = parent_of(arg)
+    function = parent_of(arguments) if arguments is not None else None
+    if not isinstance(function, ast.FunctionDef) or parent_of(function) is not ctx.walk.tree \
+            or function.decorator_list:
+        return []
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    calls = ctx.memo((passed_values, function), lambda: [
+        call for call in ctx.walk.of_kind(ctx.walk.tree, ast.Call)
+        if call.func.__class__ is ast.Name and call.func.id == function.name])
+    values: List[ast.expr] = []
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return []
+        given = next((k.value for k in call.keywords if k.arg == arg.arg), None)
+        if given is None and arg.arg in positional and positional.index(arg.arg) < len(call.args):
+            given = call.args[positional.index(arg.arg)]
+        if given is None:
+            return []
+        values.append(given)
+    return values
 
 
 def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:

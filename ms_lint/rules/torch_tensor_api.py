@@ -11,6 +11,7 @@ from ms_lint.rules._mindspore_values import (
     attribute_calls,
     bound_values,
     host_kind,
+    passed_values,
     receiver_kind,
     shown_receiver,
     uses_mindtorch,
@@ -68,7 +69,9 @@ class TorchTensorApi(Rule):
     by the tensor-value analysis. In host code it is a value the module provably builds with MindSpore: a
     `Tensor`/`Parameter`, the result of a `mindspore.ops`/`mindspore.numpy`/`mindspore.mint` call, a MindSpore
     `nn.Cell` subclass instance, a name all of whose bindings in its scope are such values, a `Tensor`-annotated
-    argument, a `self.<Parameter>`, a `self.<name>` every assignment of which in the class builds a tensor or
+    argument, a parameter of a module-level function that every call of it in the module passes such a value
+    (GGO's `train(model, loader, optimizer, ...)` called with `optimizer = nn.Adam(...)`), a `self.<Parameter>`,
+    a `self.<name>` every assignment of which in the class builds a tensor or
     one Cell class (`self.optimizer = nn.AdamWeightDecay(...)`), the result of calling a Cell of MindSpore's own
     (`loss = train_net(x, y)` with `train_net = nn.TrainOneStepCell(...)`; not the RNNs, which give tuples), or
     what a loop over a MindSpore dataset binds (`for image, mask in loader:`,
@@ -321,7 +324,14 @@ def _building_calls(ctx, receiver: ast.expr) -> List[Any]:
     if isinstance(receiver, ast.Call):
         return [receiver]
     if isinstance(receiver, ast.Name):
-        return bound_values(ctx, receiver)
+        values: List[Any] = []
+        for value in bound_values(ctx, receiver):
+            if not isinstance(value, ast.arg):
+                values.append(value)
+                continue
+            for passed in passed_values(ctx, value):  # what the function's callers pass (GGO's `train`)
+                values += bound_values(ctx, passed) if isinstance(passed, ast.Name) else [passed]
+        return values
     if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
         function = enclosing_function(receiver)
         owner = ctx.graph.owner_class(function) if function is not None else None
