@@ -38,19 +38,12 @@ _MAY_SET = re.compile(rb"jit_syntax_level|MS_DEV_JIT_SYNTAX_LEVEL|(?:device_targ
                       + _BLANK + rb"\()(?:\s|\\|#[^\n]*|\()*[rRuUbBfF]*['\"]")
 
 
-# `set_context(mode=GRAPH_MODE)` (or `mode=0`, or `ms.GRAPH_MODE` as a default): the project compiles its Cells
-_GRAPH_MODE = re.compile(rb"\bmode" + _BLANK + rb"=" + _BLANK + rb"(?:[\w.]*GRAPH_MODE\b|0\b)")
-
-
 def selects_graph_mode(data: bytes) -> Optional[int]:
-    """The row where a file selects GRAPH_MODE, or None."""
-    if b"mode" not in data:
+    """The row where a file's `set_context` selects GRAPH_MODE (`run_mode.selections`: not one a script selects
+    last, after what it runs), or None."""
+    if b"set_context" not in data:
         return None
-    for match in _GRAPH_MODE.finditer(data):
-        line_start = data.rfind(b"\n", 0, match.start()) + 1
-        if b"#" not in data[line_start:match.start()]:  # not in a comment (`# set_context(mode=GRAPH_MODE)`)
-            return data.count(b"\n", 0, match.start()) + 1
-    return None
+    return next((row for mode, row in run_mode.selections(data) if mode == run_mode.GRAPH), None)
 
 
 # (syntax levels, device targets) a module sets, each with its row
