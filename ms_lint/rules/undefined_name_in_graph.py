@@ -6,7 +6,7 @@ import itertools
 from typing import FrozenSet, List, Optional, Set
 
 from ms_lint.analysis.folding import method_flag
-from ms_lint.analysis.walk import parameter_names
+from ms_lint.analysis.walk import parameter_names, parent_of
 from ms_lint.rule import Rule
 
 _MODULE_ATTRIBUTES = frozenset({"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__",
@@ -91,7 +91,7 @@ class UndefinedNameInGraph(Rule):
             defined = ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree)))
             if defined is None:
                 return
-            if name.id in defined:
+            if name.id in defined or _in_annotation(name, function):
                 continue
             flag = method_flag(name, ctx.graph.call_sites, ctx.tensors.derives)
             when = "2.10 fails to compile the function, even if this line never runs"
@@ -99,6 +99,21 @@ class UndefinedNameInGraph(Rule):
                 when = f"compiled only when `self.{flag}` takes this branch as the Cell is compiled, and then it fails"
             yield self.report(ctx, name, name=name.id, when=when,
                               severity="warning" if flag is not None else None)
+
+
+def _in_annotation(name: ast.Name, function) -> bool:
+    """Is `name` part of an annotation (a parameter's, the return's, a local's)? MindSpore's parser does not
+    evaluate them, and neither does Python under `from __future__ import annotations` (comfyui's
+    `timestep: Optional[ms.Tensor]` with no `ms` imported compiles and runs: issue 19's ninth sample)."""
+    child: ast.AST = name
+    parent = parent_of(name)
+    while parent is not None and child is not function:
+        if isinstance(parent, ast.arg) and child is parent.annotation \
+                or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and child is parent.returns \
+                or isinstance(parent, ast.AnnAssign) and child is parent.annotation:
+            return True
+        child, parent = parent, parent_of(parent)
+    return False
 
 
 def _bound_nearby(ctx, function) -> Set[str]:
