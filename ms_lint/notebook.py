@@ -4,8 +4,9 @@ The code cells are joined in order, each after a marker line (`# %% ms-lint cell
 the cell among all cells, as editors number them), so rules see one module (a Cell defined in cell 2 and built
 in cell 5 is understood) and fixes can add lines anywhere: the fixed text is split at the markers again. IPython
 syntax that is not Python is masked line by line, keeping rows and columns of everything else: magics and shell
-commands (`%time`, `!pip install`, `x = !ls`), help (`obj?`), and whole cells under a cell magic (`%%time`). Each
-masked line carries its number and gets its original text back when the notebook is written.
+commands (`%time`, `!pip install`, `x = !ls`), help (`obj?`), and whole cells under a cell magic (`%%bash`; only
+the first line of `%%time` and `%%capture`, whose body is Python). Each masked line carries its number and gets
+its original text back when the notebook is written.
 
 Reading uses nbformat (any notebook version it reads); writing changes only the `source` of the code cells whose
 text changed, in the JSON as it was read, dumped the way the file was (indentation, non-ASCII characters, final
@@ -22,6 +23,8 @@ from typing import Dict, List, Optional, Tuple
 
 SUFFIX = ".ipynb"
 _MARKER = "# %% ms-lint cell {}"
+# cell magics whose body is Python run in the notebook's namespace (`%%timeit` runs it in one of its own)
+_PYTHON_CELL_MAGICS = frozenset({"time", "capture"})
 _MARKER_LINE = re.compile(r"^# %% ms-lint cell (\d+)$")
 _MASK_TAG = re.compile(r"  # ms-lint: masked (\d+)$")
 _ASSIGNED_MAGIC = re.compile(r"^(\s*)([\w.,\s\[\]()]+?=\s*)[!%]")
@@ -70,7 +73,12 @@ class Notebook:
             parts.append(_MARKER.format(index + 1) + "\n")
             source = _cell_source(self.document["cells"][index])
             lines = source.split("\n")
-            if lines and lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
+            magic = lines[0].lstrip() if lines else ""
+            if magic.startswith("%%") and magic[2:].split(" ", 1)[0].strip() in _PYTHON_CELL_MAGICS:
+                # `%%time` runs the rest of the cell as Python in the notebook's namespace (DCGAN's `import
+                # mindspore` under `%%time`: issue 19's ninth sample)
+                lines = [self._mask(lines[0], "# "), *self._masked_lines(lines[1:])]
+            elif magic.startswith("%%"):  # another cell magic (`%%bash`, `%%writefile`): the cell is not Python
                 lines = [self._mask(line, "# ") for line in lines]
             else:
                 lines = self._masked_lines(lines)

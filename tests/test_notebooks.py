@@ -121,3 +121,17 @@ def test_a_shell_command_continued_with_a_backslash_is_masked_whole(tmp_path):
     before = path.read_text(encoding="utf-8")
     assert run_cli("check", "--no-cache", "--fix", str(path)) == (0, CLEAN)
     assert path.read_text(encoding="utf-8") == before
+
+
+def test_a_time_cell_is_python_and_a_bash_cell_is_not(tmp_path):
+    """DCGAN (issue 19's ninth sample): `import mindspore` sits under `%%time`, in the cell that trains."""
+    cells = [("code", "from mindspore import nn, ops\n\n\nclass Step(nn.Cell):\n    def construct(self, x):\n"
+                      "        return ops.ones((x.shape[0], 1), mindspore.float32)\n"),
+             ("code", "%%time\nimport mindspore\nprint(Step()(ops.ones((2, 2))))\n"),
+             ("code", "%%bash\nimport mindspore\n")]
+    path = notebook(tmp_path, cells=cells)
+    assert run_cli("check", "--no-cache", "--select", "MSL027", str(path)) == (0, CLEAN)
+    cells[1] = ("code", "%%bash\nimport mindspore\n")
+    path = notebook(tmp_path, cells=cells)
+    code, out = run_cli("check", "--no-cache", "--select", "MSL027", "--output-format", "json", str(path))
+    assert code == 1 and [item["cell"] for item in json.loads(out)] == [1]
