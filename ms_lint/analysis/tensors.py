@@ -152,6 +152,8 @@ class TensorValues:
             func = expr.func
             if isinstance(func, ast.Attribute) and func.attr in HOST_CONVERSIONS and not self.is_self(func.value):
                 return True
+            if isinstance(func, ast.Attribute) and self.on_host(func.value, depth + 1):
+                return True  # a method of host data (`boxes.reshape(-1, 4)` of `boxes = t.asnumpy()`)
             qualname = self.graph.names.qualname(func)
             if framework.is_host_numeric(qualname) or qualname in ("builtins.int", "builtins.float",
                                                                    "builtins.bool", "builtins.list"):
@@ -436,9 +438,12 @@ class TensorValues:
                 arguments = arguments[:starred]
             mapped = list(zip(positional, arguments)) + [(k.arg, k.value) for k in call.keywords]
             for name, value in mapped:
-                if values.is_ndarray(value) or values.on_host(value):
+                on_host = values.is_ndarray(value) or values.on_host(value)
+                if on_host:
                     self.called_with_host_arrays = True
-                if values.derives(value) or (entry and not _number_like(values, value)):
+                # host data computed from a tensor (DETR's matcher passes `.asnumpy()` results to its IoU helper:
+                # issue 19's ninth sample) is no tensor in the helper
+                if values.derives(value) and not on_host or (entry and not _number_like(values, value)):
                     kinds[name] = "tensor"
                 else:
                     kinds.setdefault(name, "scalar")
