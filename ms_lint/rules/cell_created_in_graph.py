@@ -43,17 +43,19 @@ class CellCreatedInGraph(Rule):
     every call, never trained (GPT-SoVITS builds an `nn.Embedding` in `dequantize` and assigns its `weight`,
     which the layer never reads: it looks up its own random `embedding_table`, measured).
 
-    A new Cell is also in eval mode and `set_train()` on the network never reaches it: `nn.Dropout(p=0.5)(x)`
-    in `construct` drops nothing and `nn.BatchNorm2d` normalises with its initial moving statistics, in graph
-    mode and PyNative alike (measured). Framework layers without weights or a training mode (`nn.ReLU`,
-    `nn.Softmax`, pooling, padding, losses) compute the right result (measured for Softmax, ReLU, AvgPool2d),
-    and so do project Cells without weights (no Parameter, or only Parameters made with `requires_grad=False`
-    from values that draw nothing, and only weight-free layers inside): these are warnings only (the layer is
-    rebuilt at every compilation). So is a layer whose `weight_init` draws nothing (a tensor,
-    `"ones"`, `Constant(...)`) and which has no random bias: `nn.Conv2d(1, 1, 3, weight_init=sobel)` computes
-    the same fixed filter at every call (its weights are never trained, which such code means), and so does a
-    `nn.LayerNorm` or `nn.GroupNorm` left at its default initialisation (ones and zeros). `ops`
-    primitives (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
+    A new Cell is also in eval mode and `set_train()` on the network never reaches it: `nn.Dropout(p=0.5)(x)` in
+    `construct` drops nothing and `nn.BatchNorm2d` normalises with its initial moving statistics, in graph mode and
+    PyNative alike (measured). Switched by its own `set_train()` (`drop = nn.Dropout(p)`, `drop.set_train()`), it
+    drops in PyNative but not compiled (measured: mRASP2, issue 19's eighth sample): an error of compiled code only,
+    lowered where the project runs in PyNative. Framework layers without weights or a training mode (`nn.ReLU`,
+    `nn.Softmax`, pooling, padding, losses) compute the right result (measured for Softmax, ReLU, AvgPool2d), and so
+    do project Cells without weights (no Parameter, or only Parameters made with `requires_grad=False` from values
+    that draw nothing, and only weight-free layers inside): these are warnings only (the layer is rebuilt at every
+    compilation; lowered where the project runs in PyNative). So is a layer whose `weight_init` draws nothing (a
+    tensor, `"ones"`, `Constant(...)`) and which has no random bias: `nn.Conv2d(1, 1, 3, weight_init=sobel)`
+    computes the same fixed filter at every call (its weights are never trained, which such code means), and so does
+    a `nn.LayerNorm` or `nn.GroupNorm` left at its default initialisation (ones and zeros). `ops` primitives
+    (`ops.ReLU()(x)`) and functional `ops.*` are not Cells: not reported.
 
     A framework layer given tensor data as its settings, `nn.Conv2dTranspose(x, w, stride=2)`, is PyTorch's
     functional form (`F.conv_transpose2d(x, w)`) ported as the layer class: building it fails with a
@@ -113,6 +115,7 @@ class CellCreatedInGraph(Rule):
         layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
         severity, consequence = None, ("its weights are not registered (never trained) and its random "
                                        "initialisation is frozen at compile time")
+        compiled_only = False
         entry = ctx.graph.entry_of(node)
         pynative = ctx.compile_context.pynative_source
         if pynative is not None and (entry is None or entry.kind != "jit"):
@@ -125,6 +128,10 @@ class CellCreatedInGraph(Rule):
                                                 "rebuilt at every compile")
         elif layer.startswith(_TRAINING_LAYERS):
             consequence = "it is created in eval mode and `set_train()` never reaches it"
+            if _set_train_called(ctx, node):  # mRASP2's `drop = nn.Dropout(...)`, `drop.set_train()`
+                consequence = ("it is created in eval mode, and its own `set_train()` switches it in PyNative only: "
+                               "compiled, it stays in eval mode")
+                compiled_only = True
         elif layer in _DETERMINISTIC_BY_DEFAULT and not any(k.arg in ("gamma_init", "beta_init")
                                                             for k in node.keywords):
             severity, consequence = "warning", ("its default initialisation (ones and zeros) draws nothing, so "
@@ -148,8 +155,11 @@ class CellCreatedInGraph(Rule):
             return
         weightless = severity == "warning" and not _fixed_weights(node, layer) \
             and layer not in _DETERMINISTIC_BY_DEFAULT
+        # the warnings say the layer works but is rebuilt at every compile: a claim about compiled code
         yield self.report(ctx, node, severity=severity, cell=ctx.text(node.func), consequence=consequence,
-                          fix=self._hoist(ctx, node, qualname, weightless))
+                          compiled_only=compiled_only or severity == "warning",
+                          # a layer switched by its own `set_train()` in construct: hoisted, the call stays there
+                          fix=None if compiled_only else self._hoist(ctx, node, qualname, weightless))
 
     def _hoist(self, ctx, node: ast.Call, qualname: str, weightless: bool) -> Optional[Fix]:
         function = enclosing_function(node)
@@ -190,6 +200,22 @@ class CellCreatedInGraph(Rule):
         while node is not None and node is not function and not isinstance(node, _LOOPS):
             node = ctx.parent(node)
         return isinstance(node, _LOOPS)
+
+
+def _set_train_called(ctx, call: ast.Call) -> bool:
+    """Is the new layer switched to training itself: `nn.Dropout(p).set_train()`, or `drop = nn.Dropout(p)` and
+    `drop.set_train(...)` in the same function?"""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Attribute) and parent.attr == "set_train":
+        return True
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    function = enclosing_function(call)
+    return function is not None and any(
+        isinstance(node.func, ast.Attribute) and node.func.attr == "set_train"
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == name
+        for node in ctx.walk.nodes_of(function).calls)
 
 
 def _stored_on_self(ctx, call: ast.Call, function, self_name: str) -> bool:

@@ -15,6 +15,12 @@ class InlineDropout(nn.Cell):
     def construct(self, x):
         return nn.Dropout(p=0.5)(x)
 
+class InlineDropoutSwitched(nn.Cell):
+    def construct(self, x):
+        drop = nn.Dropout(p=0.5)
+        drop.set_train()
+        return drop(x)
+
 class InlineBatchNorm(nn.Cell):
     def construct(self, x):
         return nn.BatchNorm2d(1)(x)
@@ -234,3 +240,14 @@ def test_msl006_the_layers_it_calls_weight_free_hold_no_parameters():
         built += 1
         assert not [p for p in layer.get_parameters() if p.requires_grad], name
     assert built > 60
+
+
+@pytest.mark.parametrize("mode", ["lax", "pynative"])
+def test_msl006_a_new_dropout_switched_by_its_own_set_train_drops_in_pynative_only(oracle, mode):
+    """mRASP2 (issue 19's eighth sample): `drop = nn.Dropout(...)`, `drop.set_train()` in construct."""
+    cells = oracle.load(CELLS)
+    x = oracle.tensor(np.ones((20, 10), np.float32))
+    outcome = oracle.call(mode, cells.InlineDropoutSwitched(), x)
+    assert outcome.ok, outcome.error
+    zeroed = int((outcome.value.asnumpy() == 0).sum())
+    assert (zeroed > 0) == (mode == "pynative"), zeroed
