@@ -156,6 +156,8 @@ class Linter:
         if not self.settings.config_path:
             root = run_mode.project_root(path)
         mode = run_mode.of_project(root, project_files, self.index.keep)
+        if mode.pynative is not None and mode.pynative.kind == run_mode.UNSELECTED and self.settings.syntax_level:
+            return run_mode.ProjectMode()  # the options say at what level the Cells compile: they are compiled
         if mode.compiles and mode.pynative is None:  # a directory of scripts, or a module, may still run in PyNative
             beside = script_directories.runs_in_pynative(path, root, project_files) \
                 or module_reach.runs_in_pynative(path, root, project_files, self.index.keep)

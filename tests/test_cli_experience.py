@@ -15,7 +15,8 @@ BAD = ("import numpy as np\nfrom mindspore import nn\n\n\nclass N(nn.Cell):\n   
        "    def construct(self, x):\n        return np.exp(x)\n")
 
 
-def project(tmp_path, table="[tool.ms_lint]\n", source=BAD, name="model.py"):
+# a bare model with no script would run in PyNative (`run_mode`): these tests are about the command line
+def project(tmp_path, table="[tool.ms_lint]\nmode = \"graph\"\n", source=BAD, name="model.py"):
     (tmp_path / "pyproject.toml").write_text(table, encoding="utf-8")
     (tmp_path / name).write_text(source, encoding="utf-8")
     return tmp_path / name

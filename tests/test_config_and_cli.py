@@ -14,7 +14,8 @@ BAD = ("import numpy as np\nfrom mindspore import nn\n\nclass N(nn.Cell):\n    d
 
 
 def write_project(tmp_path, table="", source=BAD):
-    (tmp_path / "pyproject.toml").write_text(f"[tool.ms_lint]\n{table}\n", encoding="utf-8")
+    # a bare model with no script would run in PyNative (`run_mode`): these tests are about the options
+    (tmp_path / "pyproject.toml").write_text(f"[tool.ms_lint]\nmode = \"graph\"\n{table}\n", encoding="utf-8")
     (tmp_path / "model.py").write_text(source, encoding="utf-8")
     return tmp_path
 

@@ -53,7 +53,8 @@ MODEL = '''
                 weight = weight + i
             return weight
 '''
-FILES = {"adapter/__init__.py": "", "adapter/tensor_api.py": ADAPTER, "model.py": MODEL}
+FILES = {"adapter/__init__.py": "", "adapter/tensor_api.py": ADAPTER, "model.py": MODEL,
+         "train.py": "import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE)\n"}
 # the shape's row compiles; the sum's is a tensor
 EXPECTED = {("model.py", 9, "MSL023")}
 

@@ -25,6 +25,7 @@ class Net(nn.Cell):
 
 def pylint_messages(tmp_path, *extra):
     (tmp_path / "model.py").write_text(SOURCE)
+    (tmp_path / "train.py").write_text("import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE)\n")
     run = subprocess.run([sys.executable, "-m", "pylint", "--load-plugins", "ms_lint", "--disable", "all",
                           "--enable", "ms-lint", "--output-format", "json", "--score", "n", *extra, "model.py"],
                          cwd=tmp_path, capture_output=True, text=True)

@@ -246,9 +246,17 @@ def test_cli_lowers_pitfalls_of_compiled_code_in_a_project_that_runs_in_pynative
     assert "PyNative" not in messages(tmp_path)[0]
 
 
-def test_a_library_alone_keeps_its_errors(tmp_path):
-    """Nothing shows how a library's Cells run: the scripts that compile them are elsewhere."""
+def test_a_library_alone_runs_in_pynative_unless_it_shows_it_compiles(tmp_path):
+    """vector-quantize's port (issue 19's ninth sample): no file selects a mode, applies `jit` to a function that
+    may call a Cell, or sets a syntax level, so nothing leaves 2.10's PyNative. A syntax level set anywhere keeps
+    the errors (and the `mode` option, below)."""
     write(tmp_path, {"src/net.py": MODEL})
+    assert cli(tmp_path, "--no-cache") == LOWERED
+    [message] = messages(tmp_path)
+    assert message.endswith("; only once compiled: this project runs its Cells in PyNative (no file of the project "
+                            "selects a mode or applies `jit`, and 2.10 starts in PyNative)")
+    (tmp_path / "src" / "level.py").write_text("import mindspore as ms\nms.set_context(jit_syntax_level=ms.LAX)\n")
+    run_mode.forget_projects()
     assert cli(tmp_path, "--no-cache") == COMPILED
 
 

@@ -2,12 +2,14 @@
 
 MindSpore 2.10 starts in PyNative. A pitfall of compiled code (an unbound local, `eval`, a frozen `random()`)
 never happens in a project that never compiles: there the rules that claim one are lowered a step (`Rule.report`).
-The evidence must be positive, because a library's Cells are compiled by scripts the linter does not see:
+Any sign of compiling in any file of the project keeps the findings: a library's Cells are compiled by its users.
 
 * **may compile**: `set_context(mode=...)` given `GRAPH_MODE`, `0` or anything but a PyNative constant (a
   variable, a conditional, `**options`), or a MindSpore `jit` around a function that may call a Cell;
 * **runs in PyNative**: nothing may compile, and a script selects `PYNATIVE_MODE` or runs itself (`if __name__
-  == "__main__":`, `args = parser.parse_args()` or `trainer.train()` at module level) without selecting a mode;
+  == "__main__":`, `args = parser.parse_args()` or `trainer.train()` at module level) without selecting a mode,
+  or no file selects a mode, applies `jit` or sets how Cells compile (`jit_syntax_level`, `JitConfig`): a library
+  port alone, in which nothing leaves 2.10's PyNative;
 * **compiles only**: every mode the project selects is the constant `GRAPH_MODE` (or `0`). A failure of PyNative
   alone (MSL073's lazy tensor kept as an attribute) is then lowered a step, as the compiled-only rules are in a
   project that runs in PyNative. A script that runs without selecting a mode does not count against it: scripts
@@ -35,6 +37,7 @@ COMPILES, PYNATIVE, RUNS, OPTION, GRAPH = "compiles", "pynative", "runs", "optio
 BY_OPTION = "by-option:"
 PYNATIVE_CHOICES = "pynative-choices"
 PYNATIVE_DEFAULT = "pynative-default"
+UNSELECTED = "unselected"  # no file selects a mode, applies `jit` or runs as a script
 REACHED = "reached:"
 
 
@@ -64,10 +67,13 @@ class Evidence(NamedTuple):
                     f"and no launch script of the project passes it")
         if self.kind == PYNATIVE_CHOICES:
             return f"{where} takes the mode from a command-line option whose choices are PyNative only"
+        if self.kind == UNSELECTED:
+            return "no file of the project selects a mode or applies `jit`, and 2.10 starts in PyNative"
         return f"{where} runs without selecting a mode, and 2.10 starts in PyNative"
 
 
 _MAX_FILES = 20000
+_TUNES_COMPILING = (b"jit_syntax_level", b"MS_DEV_JIT_SYNTAX_LEVEL", b"JitConfig", b"set_jit_config")
 
 
 class ProjectMode(NamedTuple):
@@ -114,7 +120,9 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> ProjectMode:
     files = list(files)
     if len(files) > _MAX_FILES:
         return ProjectMode()  # too large to say: left as it is
+    tunes_compiling = False  # some file sets how Cells compile (a syntax level, a `JitConfig`)
     for path, data in read_each(files, _MAX_FILES):
+        tunes_compiling = tunes_compiling or any(needle in data for needle in _TUNES_COMPILING)
         chosen = list(selections(data)) if b"set_context" in data else []
         for mode, row in chosen:
             if mode == GRAPH:
@@ -151,6 +159,8 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> ProjectMode:
             return ProjectMode(None, graph_only, compiles=True)  # an option that may say GRAPH, or an unknown one
         if found is None or found.kind == RUNS:
             found = Evidence(path, row, kind)
+    if found is None and graph is None and not other_mode and not tunes_compiling and files:
+        found = Evidence(files[0], 0, UNSELECTED)  # a library alone (vector-quantize's port): nothing compiles
     return ProjectMode(found, graph_only)
 
 
