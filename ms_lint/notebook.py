@@ -14,6 +14,7 @@ newline). A notebook that this would not reproduce byte for byte when nothing ch
 """
 from __future__ import annotations
 
+import ast
 import bisect
 import json
 import re
@@ -23,6 +24,14 @@ from typing import Dict, List, Optional, Tuple
 
 SUFFIX = ".ipynb"
 _MARKER = "# %% ms-lint cell {}"
+def _parses(lines: List[str]) -> bool:
+    try:
+        ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 # cell magics whose body is Python run in the notebook's namespace (`%%timeit` runs it in one of its own)
 _PYTHON_CELL_MAGICS = frozenset({"time", "capture"})
 _MARKER_LINE = re.compile(r"^# %% ms-lint cell (\d+)$")
@@ -74,11 +83,15 @@ class Notebook:
             source = _cell_source(self.document["cells"][index])
             lines = source.split("\n")
             magic = lines[0].lstrip() if lines else ""
-            if magic.startswith("%%") and magic[2:].split(" ", 1)[0].strip() in _PYTHON_CELL_MAGICS:
+            body = self._masked_lines(lines[1:]) if magic.startswith("%%") \
+                and magic[2:].split(" ", 1)[0].strip() in _PYTHON_CELL_MAGICS else None
+            if body is not None and _parses(body):
                 # `%%time` runs the rest of the cell as Python in the notebook's namespace (DCGAN's `import
                 # mindspore` under `%%time`: issue 19's ninth sample)
-                lines = [self._mask(lines[0], "# "), *self._masked_lines(lines[1:])]
-            elif magic.startswith("%%"):  # another cell magic (`%%bash`, `%%writefile`): the cell is not Python
+                lines = [self._mask(lines[0], "# "), *body]
+            elif magic.startswith("%%"):
+                # another cell magic (`%%bash`, `%%writefile`), or a body IPython alone reads (`pip install x`,
+                # an automagic, under `%%capture`): the cell is not Python
                 lines = [self._mask(line, "# ") for line in lines]
             else:
                 lines = self._masked_lines(lines)

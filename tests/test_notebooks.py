@@ -135,3 +135,11 @@ def test_a_time_cell_is_python_and_a_bash_cell_is_not(tmp_path):
     path = notebook(tmp_path, cells=cells)
     code, out = run_cli("check", "--no-cache", "--select", "MSL027", "--output-format", "json", str(path))
     assert code == 1 and [item["cell"] for item in json.loads(out)] == [1]
+
+
+def test_a_capture_cell_whose_body_only_ipython_reads_stays_masked(tmp_path):
+    """step_into_llm's ChatGLM notebook: `%%capture out` over `pip install ...`, an automagic."""
+    cells = [("code", "%%capture captured_output\npip install mindspore==2.4.10 -i https://pypi.example/simple\n"
+                      "!pip install mindnlp\n"),
+             ("code", "import numpy as np\n")]
+    assert run_cli("check", "--no-cache", str(notebook(tmp_path, cells=cells))) == (0, CLEAN)

@@ -168,6 +168,8 @@ def passed_values(ctx, arg: ast.arg) -> List[ast.expr]:
     if not isinstance(function, ast.FunctionDef) or parent_of(function) is not ctx.walk.tree \
             or function.decorator_list:
         return []
+    if arg.arg in ctx.memo((_type_tested, function), lambda: _type_tested(function)):
+        return []  # the function tests the value's type itself (`isinstance(x, torch.Tensor)`): it takes several
     positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
     calls = ctx.memo((passed_values, function), lambda: [
         call for call in ctx.walk.of_kind(ctx.walk.tree, ast.Call)
@@ -183,6 +185,13 @@ def passed_values(ctx, arg: ast.arg) -> List[ast.expr]:
             return []
         values.append(given)
     return values
+
+
+def _type_tested(function: ast.FunctionDef) -> frozenset:
+    """The names the function passes to `isinstance`/`type` (tst_2023's `torch_cov2` converts a PyTorch tensor)."""
+    return frozenset(node.args[0].id for node in ast.walk(function)
+                     if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("isinstance", "type")
+                     and node.args and isinstance(node.args[0], ast.Name))
 
 
 def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
