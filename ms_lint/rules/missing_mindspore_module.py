@@ -26,7 +26,7 @@ class MissingMindsporeModule(Rule):
     `mindspore.nn.lr_scheduler`). Both `import mindspore.a.b` and `from mindspore.a.b import x` are checked, and
     `from mindspore.dataset.vision import c_transforms`.
 
-    The public modules 2.10 has are those of the installed wheel, recorded in
+    The public modules 2.10 has are those of the installed wheel (the CPU wheel CI installs), recorded in
     `ms_lint/analysis/mindspore_modules.py` by `tools/mindspore_modules.py` (an oracle test keeps them equal),
     not a hand-written list. Private modules (`mindspore._checkparam`, `mindspore.ops._grad`) are not recorded,
     so imports of them are never reported. Not reported either: an import inside a `try` whose handler catches
