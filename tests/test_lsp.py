@@ -120,6 +120,9 @@ async def utf8_client(lsp_client: LanguageClient, tmp_path_factory):
 def _uri(client: LanguageClient, tmp_path, name="model.py", text=MODEL):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
+    # the script that compiles the model: alone, a model runs in PyNative and its graph-only findings are lowered
+    if not (tmp_path / "train.py").exists():
+        (tmp_path / "train.py").write_text("import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE)\n")
     return path.as_uri()
 
 

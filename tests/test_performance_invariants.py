@@ -860,7 +860,8 @@ def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
         if not ctx.graph.is_compiled(function) or defined is None:
             return []
         return [name.id for name in undefined._own_loads(ctx, function)
-                if name.id not in defined and name.id not in undefined._KNOWN]
+                if name.id not in defined and name.id not in undefined._KNOWN
+                and not undefined._in_annotation(name, function)]
 
     found = 0
     for source in (extra, extra + "\nfrom pkg import *\n", extra + "\nglobals()['typo'] = 1\n"):
