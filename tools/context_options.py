@@ -21,11 +21,10 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from typing import Dict, FrozenSet, List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generated import package_module, write_or_check  # noqa: E402
+from generated import frozenset_text, package_module, write_or_check  # noqa: E402
 
 TARGET = package_module("mindspore_context")
 HEADER = '''"""The keyword arguments `mindspore.set_context` and `mindspore.set_auto_parallel_context` accept in
@@ -87,14 +86,8 @@ def render() -> str:
     options: Dict[str, FrozenSet[str]] = {function: accepted(function, names) for function in FUNCTIONS}
     return (HEADER.format(version=mindspore.__version__)
             + f"\nVERSION = {mindspore.__version__!r}\n"
-            + "OPTIONS = {\n" + "".join(f"    {function!r}:\n{_names(options[function])},\n"
+            + "OPTIONS = {\n" + "".join(f"    {function!r}:\n{frozenset_text(options[function], 8)},\n"
                                        for function in FUNCTIONS) + "}\n")
-
-
-def _names(names: FrozenSet[str]) -> str:
-    text = "frozenset({" + ", ".join(repr(name) for name in sorted(names)) + "})"
-    return textwrap.fill(text, width=110, initial_indent=" " * 8, subsequent_indent=" " * 8,
-                         break_long_words=False, break_on_hyphens=False)
 
 
 def main(argv) -> int:

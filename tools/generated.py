@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 
 
 def write_or_check(target: str, text: str, argv, generator: str) -> int:
@@ -14,6 +15,13 @@ def write_or_check(target: str, text: str, argv, generator: str) -> int:
     with open(target, "w", encoding="utf-8") as handle:
         handle.write(text)
     return 0
+
+
+def frozenset_text(names, indent: int) -> str:
+    """`frozenset({...})` of the sorted names, wrapped at 110 columns, every line indented by `indent`."""
+    text = "frozenset({" + ", ".join(repr(name) for name in sorted(names)) + "})"
+    return textwrap.fill(text, width=110, initial_indent=" " * indent, subsequent_indent=" " * indent,
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def package_module(name: str) -> str:

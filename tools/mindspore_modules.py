@@ -16,11 +16,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import textwrap
 from typing import Set
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generated import package_module, write_or_check  # noqa: E402
+from generated import frozenset_text, package_module, write_or_check  # noqa: E402
 
 TARGET = package_module("mindspore_modules")
 HEADER = '''"""The public modules of MindSpore {version} (no component of the name starts with `_`): importing any
@@ -60,10 +59,8 @@ def modules() -> Set[str]:
 def render() -> str:
     import mindspore
 
-    names = "frozenset({" + ", ".join(repr(name) for name in sorted(modules())) + "})"
     return (HEADER.format(version=mindspore.__version__) + f"\nVERSION = {mindspore.__version__!r}\n"
-            + "MODULES = \\\n" + textwrap.fill(names, width=110, initial_indent=" " * 4, subsequent_indent=" " * 4,
-                                              break_long_words=False, break_on_hyphens=False) + "\n")
+            + "MODULES = \\\n" + frozenset_text(modules(), 4) + "\n")
 
 
 def main(argv) -> int:

@@ -34,7 +34,6 @@ _LEVELS_UP = 3  # a script that puts its parent (or grandparent) on `sys.path` i
 # an import statement, matched at the start of a line that holds "import" (`run_mode.line_matches`)
 _STATEMENT = re.compile(rb"[ \t]*(?:import[ \t]+([^\n#;]+)|"
                         rb"from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+))")
-_MAIN_GUARD = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)
 
 
 class Reach(NamedTuple):
@@ -104,7 +103,7 @@ def _may_be_script(path: str, data: bytes, known: FrozenSet[str]) -> bool:
     a library whose modules are all in packages is left as it is."""
     if os.path.join(os.path.dirname(path), "__init__.py") not in known:
         return b"set_context" in data or run_mode.script_row(data) is not None
-    return b"set_context" in data and any(not _in_main_block(data, row) for _, row in run_mode.selections(data))
+    return b"set_context" in data and any(not run_mode.in_main_block(data, row) for _, row in run_mode.selections(data))
 
 
 class _Project:
@@ -148,18 +147,7 @@ class _Project:
         data = self.text(path)
         if b"set_context" not in data:
             return []
-        return [(mode, row) for mode, row in run_mode.selections(data) if own or not _in_main_block(data, row)]
-
-
-def _in_main_block(data: bytes, row: int) -> bool:
-    """Is line `row` inside a top-level `if __name__ == "__main__":` block (or the guard itself)?"""
-    for guard in _MAIN_GUARD.finditer(data):
-        guard_row = data.count(b"\n", 0, guard.start()) + 1
-        if guard_row > row:
-            return False
-        lines = data.split(b"\n")[guard_row:row]  # the lines after the guard, up to `row`
-        return all(not line.strip() or line[:1] in (b" ", b"\t") or line.lstrip().startswith(b"#") for line in lines)
-    return False
+        return [(mode, row) for mode, row in run_mode.selections(data) if own or not run_mode.in_main_block(data, row)]
 
 
 class _Finder:

@@ -337,19 +337,25 @@ _NOTHING = re.compile(rb"(?:\s|#[^\n]*)*")
 
 
 def _runs_last(data: bytes, start: int, end: int) -> bool:
-    """Is the statement at `start`..`end` the last a script runs: only comments follow it, in the file's
-    `if __name__ == "__main__":` block? (At module level it selects the mode for the scripts that import the
-    file; in a function, for its callers.)"""
-    line_start = data.rfind(b"\n", 0, start) + 1
-    if data[line_start:line_start + 1] not in (b" ", b"\t") or not _NOTHING.fullmatch(data, end):
-        return False  # at module level, or followed by code
-    for line in reversed(data[:line_start].splitlines()):
-        if line[:1] not in (b"", b" ", b"\t", b"#"):  # the enclosing statement at module level
-            return bool(_MAIN_GUARD.match(line))
+    """Is the statement at `start`..`end` (a line's start) the last a script runs: only comments follow it, in
+    the file's `if __name__ == "__main__":` block? (At module level it selects the mode for the scripts that
+    import the file; in a function, for its callers.)"""
+    return data[start:start + 1] in (b" ", b"\t") and bool(_NOTHING.fullmatch(data, end)) \
+        and in_main_block(data, data.count(b"\n", 0, start) + 1)
+
+
+MAIN_GUARD = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.M)
+
+
+def in_main_block(data: bytes, row: int) -> bool:
+    """Is line `row` inside a top-level `if __name__ == "__main__":` block (or the guard itself)?"""
+    for guard in MAIN_GUARD.finditer(data):
+        guard_row = data.count(b"\n", 0, guard.start()) + 1
+        if guard_row > row:
+            return False
+        lines = data.split(b"\n")[guard_row:row]  # the lines after the guard, up to `row`
+        return all(not line.strip() or line[:1] in (b" ", b"\t") or line.lstrip().startswith(b"#") for line in lines)
     return False
-
-
-_MAIN_GUARD = re.compile(rb"if\s+__name__\s*==\s*['\"]__main__['\"]")
 
 
 def _arguments(data: bytes, opening: int) -> bytes:

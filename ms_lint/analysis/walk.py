@@ -11,7 +11,7 @@ import bisect
 import itertools
 import re
 from collections import deque
-from typing import Callable, Dict, Hashable, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar, Union
+from typing import Callable, Dict, FrozenSet, Hashable, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar, Union
 
 from ms_lint.source import LISTS_WITH_NONE, child_fields
 
@@ -121,11 +121,28 @@ def enclosing_handler(node: ast.AST, caught: Iterable[str]) -> Optional[ast.Exce
     while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         if isinstance(parent, ast.Try) and child in parent.body:
             for handler in parent.handlers:
-                kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-                if handler.type is None or any(spelled_name(kind) in wanted for kind in kinds if kind):
+                if handler_catches(handler, wanted):
                     return handler
         child, parent = parent, parent_of(parent)
     return None
+
+
+def inside_handler(node: ast.AST, caught: Iterable[str]) -> bool:
+    """Is `node` in the body of an `except` (in the same function) that catches one of `caught`, or everything:
+    the code a failure of its `try` runs instead?"""
+    wanted = frozenset(caught)
+    parent = parent_of(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, ast.ExceptHandler) and handler_catches(parent, wanted):
+            return True
+        parent = parent_of(parent)
+    return False
+
+
+def handler_catches(handler: ast.ExceptHandler, wanted: FrozenSet[str]) -> bool:
+    """Does the handler catch one of the exception classes named `wanted` (or everything, bare)?"""
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return handler.type is None or any(spelled_name(kind) in wanted for kind in kinds if kind)
 
 
 class ModuleWalk:

@@ -168,14 +168,11 @@ def passed_values(ctx, arg: ast.arg) -> List[ast.expr]:
     if not isinstance(function, ast.FunctionDef) or parent_of(function) is not ctx.walk.tree \
             or function.decorator_list:
         return []
-    if arg.arg in ctx.memo((_type_tested, function), lambda: _type_tested(function)):
+    if arg.arg in ctx.memo((_type_tested, function), lambda: _type_tested(ctx, function)):
         return []  # the function tests the value's type itself (`isinstance(x, torch.Tensor)`): it takes several
     positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    calls = ctx.memo((passed_values, function), lambda: [
-        call for call in ctx.walk.of_kind(ctx.walk.tree, ast.Call)
-        if call.func.__class__ is ast.Name and call.func.id == function.name])
     values: List[ast.expr] = []
-    for call in calls:
+    for call in ctx.memo(_calls_by_name, lambda: _calls_by_name(ctx)).get(function.name, ()):
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return []
         given = next((k.value for k in call.keywords if k.arg == arg.arg), None)
@@ -187,11 +184,20 @@ def passed_values(ctx, arg: ast.arg) -> List[ast.expr]:
     return values
 
 
-def _type_tested(function: ast.FunctionDef) -> frozenset:
+def _calls_by_name(ctx) -> Dict[str, List[ast.Call]]:
+    """The module's calls of a plain name (`train(...)`), by that name: indexed once per module."""
+    found: Dict[str, List[ast.Call]] = {}
+    for call in ctx.walk.of_kind(ctx.walk.tree, ast.Call):
+        if call.func.__class__ is ast.Name:
+            found.setdefault(call.func.id, []).append(call)
+    return found
+
+
+def _type_tested(ctx, function: ast.FunctionDef) -> frozenset:
     """The names the function passes to `isinstance`/`type` (tst_2023's `torch_cov2` converts a PyTorch tensor)."""
-    return frozenset(node.args[0].id for node in ast.walk(function)
-                     if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("isinstance", "type")
-                     and node.args and isinstance(node.args[0], ast.Name))
+    return frozenset(call.args[0].id for call in ctx.walk.nodes_of(function).calls
+                     if getattr(call.func, "id", None) in ("isinstance", "type")
+                     and call.args and isinstance(call.args[0], ast.Name))
 
 
 def _annotated_kind(ctx, arg: ast.arg) -> Optional[str]:
@@ -205,9 +211,8 @@ def _self_attribute(ctx, expr: ast.Attribute) -> Optional[str]:
     """A `self.<Parameter>`, or a `self.<name>` every assignment of which in its class (of this module) builds a
     MindSpore tensor (VFlow's `self.h = Tensor(np.zeros(...))` before `self.h.shape()`) or a MindSpore Cell of
     one class (AMT's `self.optimizer = AdamWeightDecay(...)` before `self.optimizer.zero_grad()`)."""
-    function = enclosing_function(expr)
-    owner = ctx.graph.owner_class(function) if function is not None else None
-    if owner is None or function is None or getattr(expr.value, "id", None) != self_parameter(function):
+    owner = _owner_of_self(ctx, expr)
+    if owner is None:
         return None
     if any(expr.attr in summary.parameters for summary in ctx.graph.mro(owner)):
         return "tensor"
@@ -218,6 +223,24 @@ def _self_attribute(ctx, expr: ast.Attribute) -> Optional[str]:
     if len(qualnames) == 1 and _is_mindspore_cell_class(ctx, next(iter(qualnames))):
         return "cell"
     return None
+
+
+def self_attribute_calls(ctx, expr: ast.expr) -> List[ast.Call]:
+    """For `self.<name>` in a method of a class of this module: the calls every assignment of it builds
+    (`attribute_calls`); empty for anything else."""
+    if not isinstance(expr, ast.Attribute):
+        return []
+    owner = _owner_of_self(ctx, expr)
+    return attribute_calls(ctx, owner.node, expr.attr) if owner is not None else []
+
+
+def _owner_of_self(ctx, expr: ast.Attribute):
+    """The class summary of the method `self.<name>` is read in, when it is read on the method's `self`."""
+    function = enclosing_function(expr)
+    owner = ctx.graph.owner_class(function) if function is not None else None
+    if owner is None or function is None or getattr(expr.value, "id", None) != self_parameter(function):
+        return None
+    return owner
 
 
 def attribute_calls(ctx, class_node: Optional[ast.ClassDef], attribute: str) -> List[ast.Call]:

@@ -4,7 +4,7 @@ import ast
 from typing import Optional
 
 from ms_lint.analysis import mindspore_modules
-from ms_lint.analysis.walk import enclosing_handler, parent_of, spelled_name
+from ms_lint.analysis.walk import enclosing_handler, inside_handler
 from ms_lint.rule import Rule
 
 # Modules of MindSpore 1.x that 2.x folded into their package: `from <package> import <name>` fails as well (the
@@ -105,20 +105,8 @@ class MissingMindsporeModule(Rule):
     @staticmethod
     def _excused(node: ast.AST, ctx) -> bool:
         """A fallback for other versions, or a project with MindSpore's own sources."""
-        return enclosing_handler(node, _CATCHING) is not None or _in_fallback(node) \
+        return enclosing_handler(node, _CATCHING) is not None or inside_handler(node, _CATCHING) \
             or ctx.graph.version_guarded(node) or ctx.graph.index.may_hold("mindspore")
-
-
-def _in_fallback(node: ast.AST) -> bool:
-    """Is `node` in an `except ImportError:` handler (the import for the versions whose `try` body fails)?"""
-    parent = parent_of(node)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        if isinstance(parent, ast.ExceptHandler):
-            kinds = parent.type.elts if isinstance(parent.type, ast.Tuple) else [parent.type]
-            if parent.type is None or any(spelled_name(kind) in _CATCHING for kind in kinds if kind):
-                return True
-        parent = parent_of(parent)
-    return False
 
 
 def _first_missing(dotted: str) -> Optional[str]:

@@ -4,15 +4,15 @@ import ast
 from typing import Any, List, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function, parameter_names, self_parameter
+from ms_lint.analysis.walk import enclosing_function, parameter_names
 from ms_lint.fixing import edits
 from ms_lint.rule import Edit, Fix, Rule
 from ms_lint.rules._mindspore_values import (
-    attribute_calls,
     bound_values,
     host_kind,
     passed_values,
     receiver_kind,
+    self_attribute_calls,
     shown_receiver,
     uses_mindtorch,
 )
@@ -332,12 +332,7 @@ def _building_calls(ctx, receiver: ast.expr) -> List[Any]:
             for passed in passed_values(ctx, value):  # what the function's callers pass (GGO's `train`)
                 values += bound_values(ctx, passed) if isinstance(passed, ast.Name) else [passed]
         return values
-    if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
-        function = enclosing_function(receiver)
-        owner = ctx.graph.owner_class(function) if function is not None else None
-        if owner is not None and function is not None and receiver.value.id == self_parameter(function):
-            return attribute_calls(ctx, owner.node, receiver.attr)
-    return []
+    return list(self_attribute_calls(ctx, receiver))
 
 
 def _builds_optimizer(ctx, receiver: ast.expr) -> bool:
