@@ -29,6 +29,7 @@ from ms_lint.analysis.walk import (
     FUNCTIONS,
     enclosing_function,
     parameter_defaults,
+    parent_of,
     self_parameter,
 )
 
@@ -183,6 +184,8 @@ class TensorValues:
             return any(hosted) and all(h or not self.derives(o) for h, o in zip(hosted, operands))
         if isinstance(expr, ast.UnaryOp):
             return self.on_host(expr.operand, depth + 1)
+        if isinstance(expr, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return self.on_host(expr.elt, depth + 1)  # `[linear_sum_assignment(c) for c in np.split(cost, n)]`
         return False
 
     def _plain_function_of_host_data(self, call: ast.Call, qualname: Optional[str], depth: int) -> bool:
@@ -343,6 +346,8 @@ class TensorValues:
         if value is None:
             return False
         if isinstance(value, ast.For) or isinstance(value, ast.comprehension):
+            if _enumerate_index(value, name.id, self.graph):
+                return False  # `for i, c in enumerate(chunks)`: `i` counts
             return self.derives(value.iter, depth)
         if isinstance(value, ast.AugAssign):
             return self.derives(value.value, depth) or self._previous_derives(value, name.id, depth)
@@ -358,9 +363,12 @@ class TensorValues:
             return None
         position = (name.lineno, name.col_offset)
         index = bisect.bisect_right([d[0] for d in definitions], position) - 1
-        if index < 0:
-            return None
-        return definitions[index][1], definitions[index][2]
+        while index >= 0:
+            _, statement, value = definitions[index]
+            if not isinstance(value, ast.comprehension) or _inside_comprehension(value, position):
+                return statement, value
+            index -= 1  # a comprehension's variable does not leak out of it
+        return None
 
     def _collect_definitions(self) -> None:
         for node in self.graph.walk.nodes_of(self.function).bindings:
@@ -375,6 +383,9 @@ class TensorValues:
 
     def _define(self, target: ast.AST, statement: Any, value) -> None:
         position = (statement.end_lineno, statement.end_col_offset)
+        owner: Any = parent_of(value) if isinstance(value, ast.comprehension) else None
+        if owner is not None:  # `[row for row, _ in pairs]`: the element, written first, reads the loop's variable
+            position = (owner.lineno, owner.col_offset)
         for node in target_names(target):
             self._definitions.setdefault(node.id, []).append((position, statement, value))
 
@@ -517,6 +528,27 @@ class TensorValues:
 # ndarray methods that return an array
 _ARRAY_METHODS = frozenset({"reshape", "astype", "transpose", "copy", "flatten", "ravel", "squeeze", "swapaxes",
                             "repeat", "clip", "round", "cumsum", "take"})
+
+
+def _inside_comprehension(loop: ast.comprehension, position: Position) -> bool:
+    """Is `position` in the comprehension `loop` belongs to, outside the iterable of its first loop (which the
+    enclosing scope evaluates)?"""
+    owner: Any = parent_of(loop)
+    if owner is None or not _spans(owner, position):
+        return False
+    return not _spans(owner.generators[0].iter, position)
+
+
+def _spans(node: Any, position: Position) -> bool:
+    return (node.lineno, node.col_offset) <= position < (node.end_lineno, node.end_col_offset)
+
+
+def _enumerate_index(loop, name: str, graph) -> bool:
+    """Is `name` the count of `for name, item in enumerate(...)`?"""
+    target, iterable = loop.target, loop.iter
+    return (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+            and target.elts[0].id == name and isinstance(iterable, ast.Call)
+            and graph.names.qualname(iterable.func) == "builtins.enumerate")
 
 
 def _host_kind(value: ast.expr, tensors_bound, graph) -> Optional[str]:
