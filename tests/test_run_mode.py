@@ -501,6 +501,25 @@ def test_a_mode_selected_by_an_imported_helper_is_the_scripts(tmp_path):
     assert severities(tmp_path) == {("models/cyclegan.py", "error"), ("models/featureview.py", "warning")}
 
 
+def test_a_mode_selected_in_a_helper_the_script_never_calls_is_not_the_scripts(tmp_path):
+    """StepVideo (issue 19's eighth sample) vendors mindone, whose `init_train_env(mode=GRAPH_MODE, ...)` selects a
+    mode; its PyNative scripts import the package but never call the helper."""
+    env = ("import mindspore as ms\n\n\ndef init_train_env(\n    mode: int = ms.GRAPH_MODE,\n    seed: int = 42,\n"
+           ") -> int:\n    \"\"\"Set the context.\"\"\"\n    if seed:\n        ms.set_context(mode=mode)\n"
+           "    return 0\n")
+    script = ("import mindspore\nfrom models.encoder import Block\nfrom vendor.utils import init_train_env\n\n"
+              "if __name__ == '__main__':\n    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)\n"
+              "    Block()(1)\n")
+    write(tmp_path, {"README.md": "video\n", "models/encoder.py": EXAMPLE_MODEL, "vendor/__init__.py": "",
+                     "vendor/utils/__init__.py": "from .env import init_train_env\n", "vendor/utils/env.py": env,
+                     "run.py": script})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models/encoder.py", "warning")}
+    write(tmp_path, {"run.py": script.replace("Block()(1)", "init_train_env()\n    Block()(1)")})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models/encoder.py", "error")}
+
+
 def test_a_self_test_inside_a_package_is_not_a_script(tmp_path):
     """mindone's `nerfacc/utils/grid_utils.py` runs a self-test: a library's Cells are compiled by scripts the
     linter does not see, so a file inside a package does not make what it imports run in PyNative."""

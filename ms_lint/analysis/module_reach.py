@@ -9,7 +9,8 @@ The mode is a setting of the process. A script runs in the modes that it, and ev
 or through other modules and the packages' `__init__.py` on the way), may select when imported or called: a
 `set_context(mode=...)` anywhere in those files but the `if __name__ == "__main__":` block of an imported module
 (a self-test, not run on import). A script that may select GRAPH_MODE (or a mode from a variable or an option)
-compiles every module it imports; a `jit` around a function that may call a Cell compiles what its file imports.
+compiles every module it imports (a selection in a function counts where a reached file calls the function by
+name); a `jit` around a function that may call a Cell compiles what its file imports.
 A module that some script reaches, and that nothing which may compile reaches, runs in PyNative. A script is a
 file no other project file imports that, outside any package (no `__init__.py` beside it), runs itself or
 selects a mode, or inside one selects a mode outside its self-test: a library whose self-tests alone run (the
@@ -74,7 +75,8 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
         # the modes the script's process may select: its own, and those of the modules it imports when they are
         # imported or called (not their self-tests)
         modes = [(mode, row, file) for file in sorted(reached, key=lambda file: file != path)
-                 for mode, row in project.selections(file, own=file == path)]
+                 for mode, row in project.selections(file, own=file == path)
+                 if file == path or project.runs_on_import_or_call(file, row, reached)]
         if any(mode != run_mode.PYNATIVE for mode, _, _ in modes):
             compiled |= reached
             continue
@@ -148,6 +150,17 @@ class _Project:
         if b"set_context" not in data:
             return []
         return [(mode, row) for mode, row in run_mode.selections(data) if own or not run_mode.in_main_block(data, row)]
+
+
+    def runs_on_import_or_call(self, path: str, row: int, reached: Set[str]) -> bool:
+        """Does line `row` of the module `path` run when a script reaching `reached` imports it: at module level,
+        or in a function that some reached file calls by name? StepVideo's vendored mindone selects a mode in
+        `init_env(mode)`, which its PyNative scripts never call."""
+        function = run_mode.enclosing_def(self.text(path), row)
+        if function is None:
+            return True
+        called = re.compile(rb"(?<!def )\b" + re.escape(function) + rb"\s*\(")
+        return any(function in self.text(file) and called.search(self.text(file)) for file in reached)
 
 
 class _Finder:

@@ -358,6 +358,27 @@ def in_main_block(data: bytes, row: int) -> bool:
     return False
 
 
+def enclosing_def(data: bytes, row: int) -> Optional[bytes]:
+    """The name of the innermost `def` around line `row` (read by indentation), None at module level."""
+    lines = data.split(b"\n")
+    line = lines[row - 1] if 0 < row <= len(lines) else b""
+    indent = len(line) - len(line.lstrip())
+    for above in reversed(lines[:row - 1]):
+        if indent == 0:
+            return None
+        stripped = above.lstrip()
+        if not stripped or stripped[:1] in b"#)]}" or len(above) - len(stripped) >= indent:  # (`) -> int:`)
+            continue
+        indent = len(above) - len(stripped)
+        header = _DEF.match(stripped)
+        if header is not None:
+            return header.group(1)
+    return None
+
+
+_DEF = re.compile(rb"(?:async\s+)?def\s+(\w+)")
+
+
 def _arguments(data: bytes, opening: int) -> bytes:
     """The text between the parenthesis at `opening` and its match (strings holding parentheses are rare here)."""
     depth = 0
