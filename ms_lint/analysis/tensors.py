@@ -227,6 +227,10 @@ class TensorValues:
                 self.is_ndarray(a, depth + 1) or self.derives(a) for a in expr.args)
         if isinstance(expr, ast.Name):
             definition = self._reaching_definition(expr)
+            store: Any = definition[0] if definition is not None else None
+            if _stores_an_element(store, expr.id):  # `onehot[:, 0] = seq[-1][0]` writes into the array: it stays one
+                before = ast.Name(id=expr.id, ctx=ast.Load(), lineno=store.lineno, col_offset=store.col_offset)
+                return self.is_ndarray(before, depth + 1)
             value = definition[1] if definition else None
             return isinstance(value, ast.expr) and self.is_ndarray(value, depth + 1)
         if isinstance(expr, ast.BinOp):
@@ -346,12 +350,33 @@ class TensorValues:
         if value is None:
             return False
         if isinstance(value, ast.For) or isinstance(value, ast.comprehension):
-            if _enumerate_index(value, name.id, self.graph):
+            if _enumerate_index(value, name.id, self.graph) or self._unpacks_guessed_parameter(value):
                 return False  # `for i, c in enumerate(chunks)`: `i` counts
             return self.derives(value.iter, depth)
         if isinstance(value, ast.AugAssign):
             return self.derives(value.value, depth) or self._previous_derives(value, name.id, depth)
         return self.derives(value, depth)
+
+    def _unpacks_guessed_parameter(self, loop) -> bool:
+        """`for start, size in scope` (or `enumerate(scope)`) over a parameter taken for a tensor for want of a
+        caller that says: pairs unpacked from it are a list of tuples' (KANO's `a_scope` of atom ranges,
+        MaskTextSpotter's beams of `(char, score, ...)`), not rows of a tensor."""
+        target, iterable = loop.target, loop.iter
+        if isinstance(iterable, ast.Call) and self.graph.names.qualname(iterable.func) == "builtins.enumerate" \
+                and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target, iterable = target.elts[1], iterable.args[0]
+        return isinstance(target, ast.Tuple) and self._from_guessed_parameter(iterable)
+
+    def _from_guessed_parameter(self, iterable: ast.expr, depth: int = 0) -> bool:
+        """Is `iterable` such a parameter, or an element of one (`for seq in top_seqs:`, then `seq`)?"""
+        if not isinstance(iterable, ast.Name) or depth > 3:
+            return False
+        definition = self._reaching_definition(iterable)
+        if definition is None:
+            return iterable.id in self.parameters and iterable.id not in self.certain_parameters
+        loop = definition[1]
+        return isinstance(loop, (ast.For, ast.comprehension)) and isinstance(loop.target, ast.Name) \
+            and self._from_guessed_parameter(loop.iter, depth + 1)
 
     def _previous_derives(self, stmt: ast.AugAssign, name: str, depth: int) -> bool:
         probe = ast.Name(id=name, ctx=ast.Load(), lineno=stmt.lineno, col_offset=stmt.col_offset)
@@ -528,6 +553,12 @@ class TensorValues:
 # ndarray methods that return an array
 _ARRAY_METHODS = frozenset({"reshape", "astype", "transpose", "copy", "flatten", "ravel", "squeeze", "swapaxes",
                             "repeat", "clip", "round", "cumsum", "take"})
+
+
+def _stores_an_element(statement: ast.AST, name: str) -> bool:
+    """Is `statement` an assignment to an element or slice of `name` only (`a[:, 0] = v`)?"""
+    return isinstance(statement, ast.Assign) and all(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                                                     and t.value.id == name for t in statement.targets)
 
 
 def _inside_comprehension(loop: ast.comprehension, position: Position) -> bool:
