@@ -21,6 +21,7 @@ from ms_lint.analysis.project import ProjectIndex
 from ms_lint.catalog import all_rules, pylint_message
 from ms_lint.dispatch import Dispatch, NeedleSearch, calls_only, hooked_kinds, run_hooks
 from ms_lint.files import discover
+from ms_lint.notebook import is_notebook
 from ms_lint.rule import Context, Diagnostic, ProjectFacts, Rule
 from ms_lint.settings import Settings
 from ms_lint.source import SourceError, SourceFile, decode, package_root, parse, read
@@ -155,6 +156,15 @@ class Linter:
                 else run_mode.ProjectMode(None, said)
         if not self.settings.config_path:
             root = run_mode.project_root(path)
+        if is_notebook(path):
+            try:
+                code = read(path).text.encode()
+            except SourceError:
+                code = None
+            if code is not None:
+                mode = module_reach.of_notebook(path, code, root, project_files, self.index.keep)
+                return run_mode.ProjectMode() if mode.pynative is not None \
+                    and mode.pynative.kind == run_mode.NOTEBOOK and self.settings.syntax_level else mode
         mode = run_mode.of_project(root, project_files, self.index.keep)
         if mode.pynative is not None and mode.pynative.kind == run_mode.UNSELECTED and self.settings.syntax_level:
             return run_mode.ProjectMode()  # the options say at what level the Cells compile: they are compiled

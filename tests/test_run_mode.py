@@ -520,6 +520,32 @@ def test_a_mode_selected_in_a_helper_the_script_never_calls_is_not_the_scripts(t
     assert severities(tmp_path) == {("models/encoder.py", "error")}
 
 
+def notebook_of(*cells: str) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                                  "source": textwrap.dedent(cell).lstrip("\n").splitlines(keepends=True)}
+                                 for cell in cells],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_a_notebook_runs_as_a_program_of_its_own(tmp_path):
+    """d2l-mindspore (issue 19's tenth sample): the attention notebooks select no mode, while other notebooks of
+    the collection select GRAPH_MODE; a notebook compiles its Cells only where it, or what it imports, does."""
+    graph = "import mindspore\nmindspore.set_context(mode=mindspore.GRAPH_MODE)\n"
+    helper = "import mindspore\n\n\ndef use_graph():\n    mindspore.set_context(mode=0)\n"
+    write(tmp_path, {"README.md": "book\n", "book/tools.py": helper,
+                     "attention.ipynb": notebook_of(EXAMPLE_MODEL, "print(Block()(1))\n"),
+                     "fcn.ipynb": notebook_of(graph, EXAMPLE_MODEL),
+                     "style.ipynb": notebook_of("from book.tools import use_graph\n", EXAMPLE_MODEL),
+                     "tuned.ipynb": notebook_of("from book.tools import use_graph\nuse_graph()\n", EXAMPLE_MODEL)})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("attention.ipynb", "warning"), ("fcn.ipynb", "error"),
+                                    ("style.ipynb", "warning"), ("tuned.ipynb", "error")}
+    message = next(item["message"] for item in json.loads(run_cli(
+        "check", "--no-cache", "--output-format", "json", "--select", "MSL025", "attention.ipynb", cwd=tmp_path)[1]))
+    assert message.endswith("(`attention.ipynb` runs as a program of its own and neither it nor what it imports "
+                            "selects a mode or applies `jit`; 2.10 starts in PyNative)")
+
+
 def test_a_self_test_inside_a_package_is_not_a_script(tmp_path):
     """mindone's `nerfacc/utils/grid_utils.py` runs a self-test: a library's Cells are compiled by scripts the
     linter does not see, so a file inside a package does not make what it imports run in PyNative."""

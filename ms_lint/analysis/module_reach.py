@@ -55,6 +55,30 @@ def runs_in_pynative(path: str, root: str, files_under: FilesUnder,
     return reach.pynative.get(path)
 
 
+def of_notebook(path: str, code: bytes, root: str, files_under: FilesUnder,
+                keep: Optional[Keep] = None) -> run_mode.ProjectMode:
+    """How a notebook runs its Cells: a notebook is a program of its own that no file imports, so it compiles
+    them only where it, or a project module it imports (as `_scan` reads a script's), selects a mode other than
+    PyNative or applies `jit`. d2l's attention notebooks (issue 19's tenth sample) select none, while five other
+    notebooks of the collection select GRAPH_MODE. `code` is the notebook's code cells as one module."""
+    project = _projects.of(root, files_under)
+    reached = project.closure(project.imported_by(path, code))
+    modes = [(mode, row, path) for mode, row in run_mode.selections(code)] if b"set_context" in code else []
+    modes += [(mode, row, file) for file in sorted(reached) for mode, row in project.selections(file, own=False)
+              if project.runs_on_import_or_call(file, row, reached, code)]
+    compiled = [(row, file) for mode, row, file in modes if mode != run_mode.PYNATIVE]
+    jit = run_mode.jit_row(code, path, keep)
+    if jit is not None or compiled or any(run_mode.jit_row(project.text(file), file, keep) is not None
+                                          for file in reached):
+        graph = [(row, file) for mode, row, file in modes if mode == run_mode.GRAPH]
+        graph_only = run_mode.Evidence(graph[0][1], graph[0][0], run_mode.GRAPH) \
+            if graph and len(graph) == len(modes) and jit is None else None
+        return run_mode.ProjectMode(None, graph_only, compiles=True)
+    if modes:
+        return run_mode.ProjectMode(run_mode.Evidence(modes[0][2], modes[0][1], run_mode.PYNATIVE))
+    return run_mode.ProjectMode(run_mode.Evidence(path, 0, run_mode.NOTEBOOK))
+
+
 def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
     paths = [os.path.abspath(path) for path in files]
     if len(paths) > _MAX_FILES:
@@ -129,6 +153,10 @@ class _Project:
             found = self._imports[path] = self._find.imported_files(path, self.text(path))
         return found
 
+    def imported_by(self, path: str, code: bytes) -> Set[str]:
+        """The project files that the code of `path` (not a project module itself: a notebook) imports."""
+        return self._find.imported_files(path, code)
+
     def closure(self, starts: Iterable[str]) -> Set[str]:
         seen = set(starts)
         stack = list(seen)
@@ -152,7 +180,7 @@ class _Project:
         return [(mode, row) for mode, row in run_mode.selections(data) if own or not run_mode.in_main_block(data, row)]
 
 
-    def runs_on_import_or_call(self, path: str, row: int, reached: Set[str]) -> bool:
+    def runs_on_import_or_call(self, path: str, row: int, reached: Set[str], also: bytes = b"") -> bool:
         """Does line `row` of the module `path` run when a script reaching `reached` imports it: at module level,
         or in a function that some reached file calls by name? StepVideo's vendored mindone selects a mode in
         `init_env(mode)`, which its PyNative scripts never call."""
@@ -160,7 +188,7 @@ class _Project:
         if function is None:
             return True
         called = re.compile(rb"(?<!def )\b" + re.escape(function) + rb"\s*\(")
-        return any(function in self.text(file) and called.search(self.text(file)) for file in reached)
+        return any(function in text and called.search(text) for text in (also, *map(self.text, reached)))
 
 
 class _Finder:
@@ -258,3 +286,12 @@ class _Finder:
 
 _reach: PerProject[Reach] = PerProject(_scan)
 run_mode.when_forgetting(_reach.forget)
+
+
+def _project_of(files: Iterable[str], keep: Optional[Keep] = None) -> _Project:
+    paths = [os.path.abspath(path) for path in files]
+    return _Project(paths, _Finder(frozenset(paths)))
+
+
+_projects: PerProject[_Project] = PerProject(_project_of)  # (for the notebooks)
+run_mode.when_forgetting(_projects.forget)

@@ -38,6 +38,7 @@ BY_OPTION = "by-option:"
 PYNATIVE_CHOICES = "pynative-choices"
 PYNATIVE_DEFAULT = "pynative-default"
 UNSELECTED = "unselected"  # no file selects a mode, applies `jit` or runs as a script
+NOTEBOOK = "notebook"  # a notebook that selects no mode and applies no `jit`, nor does what it imports
 REACHED = "reached:"
 
 
@@ -57,7 +58,11 @@ class Evidence(NamedTuple):
             return f"{said} this module, directly or not; nothing that may compile imports it"
         if self.kind == OPTION:
             return "the `mode` option says so"
-        where = f"`{os.path.basename(self.path)}` line {self.row}"
+        if self.kind == NOTEBOOK:
+            return (f"`{os.path.basename(self.path)}` runs as a program of its own and neither it nor what it "
+                    f"imports selects a mode or applies `jit`; 2.10 starts in PyNative")
+        # (a notebook's rows count the lines of its code cells together: the cell alone is named)
+        where = f"`{os.path.basename(self.path)}`" + ("" if self.path.endswith(".ipynb") else f" line {self.row}")
         if self.kind == GRAPH:
             return f"{where} selects GRAPH_MODE, and no file selects another mode"
         if self.kind == PYNATIVE:
