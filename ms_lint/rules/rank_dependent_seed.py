@@ -4,11 +4,11 @@ import ast
 import functools
 import itertools
 import re
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.locations import locate_in
-from ms_lint.analysis.walk import enclosing_function, parameter_defaults, spelled_name
+from ms_lint.analysis.walk import enclosing_function, parameter_defaults, parent_of, spelled_name
 from ms_lint.rule import Rule
 
 GLOBAL_SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed"})
@@ -40,7 +40,9 @@ class RankDependentSeed(Rule):
     A helper that seeds with its parameters (`def set_seed(seed, rank): ms.set_seed(seed + rank)`) is judged by
     its callers, across modules (through package re-exports too): a call that passes the rank or a random value
     is reported, and so is the helper's `set_seed` line, naming the call. A helper nobody calls with such a value
-    (`set_seed(args.seed, 0)`) is not reported.
+    (`set_seed(args.seed, 0)`) is not reported. A helper that reads only fields of a parameter (`config["seed"]`,
+    `args.seed`) given a dict written out at the call (`{"seed": args.seed, "device_id": args.device_id}`) is
+    judged by those entries alone: the rank beside the seed does not reach it.
 
     Not reported: seeds of the data pipeline or of NumPy offset by rank (`ds.config.set_seed(seed + rank)`,
     `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution,
@@ -132,11 +134,11 @@ class RankDependentSeed(Rule):
                     continue
             if seed is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                     and function in ctx.tree.body:
-                parameters = _parameters_reaching(ctx, seed, function)
+                parameters, fields = _parameters_reaching(ctx, seed, function)
                 if parameters:
                     (row, column), (end_row, end_column) = ctx.start(node), ctx.end(node)
                     helpers[locate(f"{module}.{function.name}")] = {
-                        "parameters": parameters, "span": [row, column, end_row, end_column],
+                        "parameters": parameters, "fields": fields, "span": [row, column, end_row, end_column],
                         "call": _shown(ctx, node), "module": module}
                 continue
             if seed is not None:
@@ -144,10 +146,10 @@ class RankDependentSeed(Rule):
             qualname = ctx.names.qualname(node.func) or ""
             if not qualname or not ctx.graph.index.may_hold(qualname.partition(".")[0]):
                 continue  # not a function of the project: no helper of ours
-            passed = _dependent_arguments(ctx, node, function or ctx.tree)
+            passed, entries = _dependent_arguments(ctx, node, function or ctx.tree)
             if passed and not _broadcasts_parameters(ctx, function or ctx.tree):
                 (row, column), (end_row, end_column) = ctx.start(node), ctx.end(node)
-                calls.append({"callee": locate(qualname), "arguments": passed,
+                calls.append({"callee": locate(qualname), "arguments": passed, "entries": entries,
                               "span": [row, column, end_row, end_column], "call": _shown(ctx, node)})
         return {"helpers": helpers, "calls": calls} if helpers or calls else None
 
@@ -161,7 +163,7 @@ class RankDependentSeed(Rule):
                 if found is None or not project.can_cite(path, found[1][0]):
                     continue
                 name, (helper_path, helper) = found
-                what = _passed_to_seed(call["arguments"], helper["parameters"])
+                what = _passed_to_seed(call, helper)
                 if what is None:
                     continue
                 span = call["span"]
@@ -242,39 +244,80 @@ def _shown(ctx, node: ast.Call) -> str:
     return call if len(call) <= 60 else f"{ctx.text(node.func)}(...)"
 
 
-def _parameters_reaching(ctx, seed: ast.expr, function) -> dict:
-    """{parameter: index} for the parameters of `function` the seed is computed from (through its locals)."""
+def _parameters_reaching(ctx, seed: ast.expr, function) -> Tuple[dict, dict]:
+    """{parameter: index} for the parameters of `function` the seed is computed from (through its locals), and
+    {parameter: [field, ...]} for those it reads only through fields (`args.seed`, `config["seed"]`)."""
     positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
     names = set(positional) | {a.arg for a in function.args.kwonlyargs}
-    found, seen, stack = {}, set(), [seed]
+    found: dict = {}
+    fields: dict = {}
+    whole: set = set()  # parameters read as a whole somewhere
+    seen: set = set()
+    stack = [seed]
     while stack:
         expr = stack.pop()
         for node in ast.walk(expr):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
+            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+                continue
+            if node.id in names and not _assigned(ctx, function, node.id):
+                field = _field_read(node)
+                if field is None:
+                    whole.add(node.id)
+                else:
+                    fields.setdefault(node.id, []).append(field)
+            if node.id not in seen:
                 seen.add(node.id)
                 assigned = _assigned(ctx, function, node.id)
                 if assigned:
                     stack.extend(assigned)
                 elif node.id in names:
                     found[node.id] = positional.index(node.id) if node.id in positional else -1
-    return found
+    return found, {name: sorted(set(read)) for name, read in fields.items() if name not in whole}
 
 
-def _dependent_arguments(ctx, call: ast.Call, scope) -> dict:
-    """{index or keyword: what rank-dependent or random value it is} for a call's arguments."""
-    passed = {}
-    for index, argument in enumerate(call.args):
-        if isinstance(argument, ast.Starred):
-            break
+def _field_read(name: ast.Name) -> Optional[str]:
+    """"seed" for `args.seed` or `args["seed"]`, None for any other use of the name."""
+    parent: Any = parent_of(name)
+    if isinstance(parent, ast.Attribute) and parent.value is name:
+        return parent.attr
+    if isinstance(parent, ast.Subscript) and parent.value is name and isinstance(parent.slice, ast.Constant) \
+            and isinstance(parent.slice.value, str):
+        return parent.slice.value
+    return None
+
+
+def _dependent_arguments(ctx, call: ast.Call, scope) -> Tuple[dict, dict]:
+    """{index or keyword: what rank-dependent or random value it is} for a call's arguments, and for those that
+    are dicts written out (`{"seed": args.seed, "device_id": args.device_id}`, or a name bound only to such):
+    {index or keyword: {key: what}} with the keys whose values are."""
+    passed: dict = {}
+    entries: dict = {}
+    given = [(str(index), argument) for index, argument in
+             enumerate(itertools.takewhile(lambda a: not isinstance(a, ast.Starred), call.args))]
+    given += [(keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg is not None]
+    for key, argument in given:
         what = _dependence(ctx, argument, scope, _DEPTH)
-        if what is not None:
-            passed[str(index)] = what
-    for keyword in call.keywords:
-        if keyword.arg is not None:
-            what = _dependence(ctx, keyword.value, scope, _DEPTH)
-            if what is not None:
-                passed[keyword.arg] = what
-    return passed
+        if what is None:
+            continue
+        passed[key] = what
+        written = _dict_written_out(ctx, argument, scope)
+        if written is not None:
+            entries[key] = {name: found for name, value in written.items()
+                            if (found := _dependence(ctx, value, scope, _DEPTH)) is not None}
+    return passed, entries
+
+
+def _dict_written_out(ctx, expr: ast.expr, scope) -> Optional[dict]:
+    """{key: value} of a dict display with string keys, or of the one such display a name is bound to."""
+    if isinstance(expr, ast.Name):
+        values = _assigned(ctx, scope, expr.id)
+        if len(values) != 1:
+            return None
+        expr = values[0]
+    if not isinstance(expr, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                                 for k in expr.keys):
+        return None
+    return {key.value: value for key, value in zip(expr.keys, expr.values) if isinstance(key, ast.Constant)}
 
 
 def _helper_called(helpers: dict, callee: str):
@@ -289,9 +332,16 @@ def _helper_called(helpers: dict, callee: str):
     return (found[0], helpers[found[0]]) if len(found) == 1 else None
 
 
-def _passed_to_seed(arguments: dict, parameters: dict) -> Optional[str]:
-    for parameter, index in parameters.items():
-        what = arguments.get(parameter) or (arguments.get(str(index)) if index >= 0 else None)
+def _passed_to_seed(call: dict, helper: dict) -> Optional[str]:
+    """What rank-dependent or random value the call passes to a parameter the helper seeds with; for a parameter
+    the helper reads only through fields (`args.seed`) and a dict written out at the call, only those entries
+    count (MC-GRA's `{"seed": args.seed, ..., "device_id": args.device_id}`: issue 19's tenth sample)."""
+    arguments, entries, fields = call["arguments"], call.get("entries", {}), helper.get("fields", {})
+    for parameter, index in helper["parameters"].items():
+        key = parameter if parameter in arguments else str(index) if index >= 0 else None
+        what = arguments.get(key) if key is not None else None
+        if what is not None and parameter in fields and key in entries:
+            what = next((entries[key][field] for field in fields[parameter] if field in entries[key]), None)
         if what is not None:
             return what
     return None
