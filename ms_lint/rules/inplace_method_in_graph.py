@@ -4,6 +4,7 @@ import ast
 from typing import Any, Optional
 
 from ms_lint.analysis.framework import INPLACE_METHODS
+from ms_lint.analysis.walk import enclosing_function
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
@@ -44,7 +45,9 @@ class InplaceMethodInGraph(Rule):
 
     `dst.copy_(src)` writes the caller's tensor in both modes (measured) and is not reported. Neither is
     `add_`, `sub_`, `mul_`, `div_`, `remainder_` or `floor_divide_` on a temporary whose result is used
-    (`eps.mul(std).add_(mu)`): both modes return the same value (measured), and no name sees the tensor. The
+    (`eps.mul(std).add_(mu)`): both modes return the same value (measured), and no name sees the tensor; nor on
+    a local that holds a new value no other name takes, whose result is assigned and which is not read afterwards
+    unless the assignment rebinds it (`y = self.skip(x)`, then `x = y.add_(x)`; `x = x.add_(noise)`). The
     out-of-place forms (`x = x.add(y)`) give the same result in every mode and are never reported.
 
     ## Example
@@ -93,7 +96,8 @@ class InplaceMethodInGraph(Rule):
             return  # an in-place call on a slice: MSL040 reports it
         if not ctx.tensors(node).derives(func.value):
             return  # not tensor data: some other object's method that happens to end in `_`
-        if func.attr in _SAME_ON_A_TEMPORARY and _result_of_a_temporary(ctx, node):
+        if func.attr in _SAME_ON_A_TEMPORARY and (_result_of_a_temporary(ctx, node)
+                                                  or _result_of_a_fresh_local(ctx, node)):
             return  # `eps.mul(std).add_(mu)`: the value returned, and no other name sees the tensor
         yield self.report(ctx, node, method=func.attr, receiver=ctx.text(func.value), fix=_fix(ctx, node))
 
@@ -103,11 +107,52 @@ def _result_of_a_temporary(ctx, call: ast.Call) -> bool:
     result used? Not a view of a tensor (`x.view(-1)`) nor what an in-place call returns (`x.mul_(s)` is `x`)."""
     receiver = call.func.value  # type: ignore[attr-defined]
     if isinstance(receiver, ast.Call):
-        method = receiver.func.attr if isinstance(receiver.func, ast.Attribute) else ""
-        temporary = not (method.endswith("_") or method in _VIEWS)
+        temporary = _new_value(receiver)
     else:
         temporary = isinstance(receiver, (ast.BinOp, ast.UnaryOp))
     return temporary and not isinstance(ctx.parent(call), ast.Expr)
+
+
+def _result_of_a_fresh_local(ctx, call: ast.Call) -> bool:
+    """`x = y.add_(x)` after `y = self.skip(x)`: the receiver is a local holding a new value (as
+    `_result_of_a_temporary` asks of an expression) that no other name takes, the result is assigned, and the
+    receiver is not read afterwards unless the assignment rebinds it. Both modes return the same value and the
+    receiver's own update is never seen (GhostCai's stylegan2, issue 19's tenth sample)."""
+    receiver: Any = call.func.value  # type: ignore[attr-defined]
+    statement = ctx.parent(call)
+    if not isinstance(receiver, ast.Name) or not isinstance(statement, ast.Assign) or statement.value is not call:
+        return False
+    built = ctx.tensors(call).definition(receiver)
+    if not isinstance(built, (ast.Call, ast.BinOp)) or (isinstance(built, ast.Call) and not _new_value(built)):
+        return False
+    function = enclosing_function(call)
+    if function is None or any(isinstance(n, (ast.For, ast.While)) for n in _ancestors(ctx, call, function)):
+        return False  # (a loop reads it again in its next turn)
+    rebinds = all(isinstance(t, ast.Name) and t.id == receiver.id for t in statement.targets)
+    start, end = (built.lineno, built.col_offset), (statement.end_lineno, statement.end_col_offset)
+    tensors = ctx.tensors(call)
+    for name in ctx.walk.nodes_of(function).loads.get(receiver.id, ()):
+        position = (name.lineno, name.col_offset)
+        if name is receiver or position < start:
+            continue
+        if position >= end and not rebinds and tensors.definition(name) is built:
+            return False  # read after the call: the modes give it different values
+        if position < end and isinstance(ctx.parent(name), (ast.Assign, ast.Tuple, ast.List, ast.Dict, ast.Return,
+                                                             ast.Starred, ast.NamedExpr)):
+            return False  # another name (or a container) takes the tensor before the call
+    return True
+
+
+def _new_value(call: ast.Call) -> bool:
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+    return not (method.endswith("_") or method in _VIEWS)
+
+
+def _ancestors(ctx, node: ast.AST, stop: ast.AST):
+    parent = ctx.parent(node)
+    while parent is not None and parent is not stop:
+        yield parent
+        parent = ctx.parent(parent)
 
 
 def _fix(ctx, call: ast.Call) -> Optional[Fix]:
