@@ -4,9 +4,10 @@ import ast
 from typing import Any, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, parameter_defaults
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
+from ms_lint.rules._mindspore_values import bound_values, passed_values
 
 # MindSpore's batch normalisations, whose `momentum` is the weight of the old moving statistics (default 0.9).
 # `nn.InstanceNorm*d` (momentum 0.1, PyTorch's meaning) and `mindspore.mint.nn.BatchNorm*d` are not among them.
@@ -20,7 +21,10 @@ class BatchnormTorchMomentum(Rule):
     ## What it does
     Finds MindSpore batch normalisations (`nn.BatchNorm1d/2d/3d`, `nn.SyncBatchNorm`) built with a literal
     `momentum` below 0.5, the range of PyTorch's momentum values. Not with `use_batch_statistics=False`: the
-    moving statistics are then never updated (measured), so the momentum has no effect.
+    moving statistics are then never updated (measured), so the momentum has no effect. The flag may be a name
+    that is False wherever it runs: a local bound only to False, a parameter of a module function every call of
+    which passes such a value (a `_batch_norm2d_init(..., use_batch_statistics=bn_training)` helper of a frozen
+    backbone), or a parameter of a method that defaults to False.
 
     ## Why it matters in graph mode
     The two frameworks' `momentum` weigh opposite terms. MindSpore:
@@ -75,8 +79,7 @@ class BatchnormTorchMomentum(Rule):
             return
         momentum = node.args[MOMENTUM_POSITION] if len(node.args) > MOMENTUM_POSITION else next(
             (k.value for k in node.keywords if k.arg == "momentum"), None)
-        if any(k.arg == "use_batch_statistics" and isinstance(k.value, ast.Constant) and k.value.value is False
-               for k in node.keywords):
+        if any(k.arg == "use_batch_statistics" and _always_false(ctx, k.value) for k in node.keywords):
             return  # the moving statistics are never updated (measured): the momentum has no effect
         literal: Any = momentum
         shown = None
@@ -99,6 +102,34 @@ class BatchnormTorchMomentum(Rule):
         if complement is None:
             return None
         return Fix("unsafe", f"Use momentum={complement} (MindSpore's meaning)", (ctx.replace(momentum, complement),))
+
+
+def _always_false(ctx, value: ast.expr, depth: int = 0) -> bool:
+    """Is `value` False wherever it runs: the constant, a local bound only to False, a parameter of a module
+    function every call of which passes such a value, or a parameter of a method (whose callers are not known by
+    name) that defaults to False? maskrcnn's frozen backbone (issue 19's tenth sample) passes
+    `use_batch_statistics=bn_training` with `bn_training = False` to its `_batch_norm2d_init` helper."""
+    if isinstance(value, ast.Constant):
+        return value.value is False
+    if not isinstance(value, ast.Name) or depth > 3:
+        return False
+    values = bound_values(ctx, value)
+    for bound in values:
+        if not isinstance(bound, ast.arg):
+            if not _always_false(ctx, bound, depth + 1):
+                return False
+            continue
+        passed = passed_values(ctx, bound)
+        if passed:
+            if not all(_always_false(ctx, given, depth + 1) for given in passed):
+                return False
+            continue
+        function: Any = enclosing_function(bound)
+        default = parameter_defaults(function.args).get(bound.arg)
+        if ctx.graph.owner_class(function) is None or not (isinstance(default, ast.Constant)
+                                                           and default.value is False):
+            return False
+    return bool(values)
 
 
 def _parameter_default(call: ast.Call, name: str) -> Optional[ast.expr]:
