@@ -6,6 +6,7 @@ function, so the nodes are gathered once per scope (through the module's memo) a
 from __future__ import annotations
 
 import ast
+import bisect
 import itertools
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
@@ -183,3 +184,65 @@ def makes_dict(value: Optional[ast.AST]) -> bool:
     """A dict display, a dict comprehension or `dict(...)`."""
     return isinstance(value, (ast.Dict, ast.DictComp)) or (
         isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict")
+
+
+Position = Tuple[int, int]
+
+
+class ReachingDefinitions:
+    """Which binding of a function reaches a read of a name: the last one before it, by position. An assignment
+    reaches from where its statement ends; a comprehension's variables reach its whole expression (the element,
+    written first, included) but for the iterable of its first loop, and nothing outside it."""
+
+    def __init__(self, binders: Iterable[ast.AST]):
+        self._by_name: Dict[str, List[Tuple[Position, ast.AST, Optional[ast.AST]]]] = {}
+        for node in binders:
+            assigned = assignments_of(node)
+            for target, statement, value in assigned:
+                self._define(target, statement, value)
+            if not assigned and isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+                for bound in bound_names(node):
+                    self._by_name.setdefault(bound, []).append(((node.lineno, node.col_offset), node, None))
+        for definitions in self._by_name.values():
+            definitions.sort(key=lambda d: d[0])
+
+    def reaching(self, name: ast.Name) -> Optional[Tuple[ast.AST, Optional[ast.AST]]]:
+        """(statement, value) of the binding that reaches `name` (`assignments_of`), None if none does."""
+        definitions = self._by_name.get(name.id)
+        if not definitions:
+            return None
+        position = (name.lineno, name.col_offset)
+        index = bisect.bisect_right([d[0] for d in definitions], position) - 1
+        while index >= 0:
+            _, statement, value = definitions[index]
+            if not isinstance(value, ast.comprehension) or _inside_comprehension(value, position):
+                return statement, value
+            index -= 1  # a comprehension's variable does not leak out of it
+        return None
+
+    def _define(self, target: ast.AST, statement: Any, value) -> None:
+        position = (statement.end_lineno, statement.end_col_offset)
+        owner: Any = parent_of(value) if isinstance(value, ast.comprehension) else None
+        if owner is not None:  # `[row for row, _ in pairs]`: the element, written first, reads the loop's variable
+            position = (owner.lineno, owner.col_offset)
+        for node in target_names(target):
+            self._by_name.setdefault(node.id, []).append((position, statement, value))
+
+
+def _inside_comprehension(loop: ast.comprehension, position: Position) -> bool:
+    """Is `position` in the comprehension `loop` belongs to, outside the iterable of its first loop (which the
+    enclosing scope evaluates)?"""
+    owner: Any = parent_of(loop)
+    if owner is None or not _spans(owner, position):
+        return False
+    return not _spans(owner.generators[0].iter, position)
+
+
+def _spans(node: Any, position: Position) -> bool:
+    return (node.lineno, node.col_offset) <= position < (node.end_lineno, node.end_col_offset)
+
+
+def stores_an_element(statement: Any, name: str) -> bool:
+    """Is `statement` an assignment to an element or slice of `name` only (`a[:, 0] = v`)?"""
+    return isinstance(statement, ast.Assign) and all(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                                                     and t.value.id == name for t in statement.targets)

@@ -11,11 +11,10 @@ those).
 from __future__ import annotations
 
 import ast
-import bisect
 from typing import Any, Dict, List, Optional, Tuple
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.bindings import assignments_of, bound_names, target_names
+from ms_lint.analysis.bindings import ReachingDefinitions, stores_an_element, target_names
 from ms_lint.analysis.graph import GraphScope
 from ms_lint.analysis.python_numbers import (
     METADATA_ATTRIBUTES,
@@ -29,7 +28,6 @@ from ms_lint.analysis.walk import (
     FUNCTIONS,
     enclosing_function,
     parameter_defaults,
-    parent_of,
     self_parameter,
 )
 
@@ -85,10 +83,9 @@ class TensorValues:
         self.tensors = tensors
         self.graph = tensors.graph
         self.function = function
-        self._definitions: Dict[str, List[Tuple[Position, ast.AST, Optional[ast.AST]]]] = {}
+        self._definitions = ReachingDefinitions(tensors.graph.walk.nodes_of(function).bindings)
         self._memo: Dict[int, bool] = {}
         self._local: Optional["TensorValues"] = None  # the same analysis with arguments taken for numbers
-        self._collect_definitions()
         # some caller passes a NumPy array (or other host data) to one of the parameters: a NumPy helper that also
         # runs on host data, which a rewrite to MindSpore ops would break (MSL001 offers no fix there)
         self.called_with_host_arrays = False
@@ -139,7 +136,7 @@ class TensorValues:
         """What the binding that reaches `name` assigned: the value expression of `m = x > 0` for a later `x[m]`,
         the `For`/`comprehension` node for a loop target, the statement for an import or def. None for
         parameters and names this function never binds (same approximation as `derives`)."""
-        found = self._reaching_definition(name)
+        found = self._definitions.reaching(name)
         if found is None:
             return None
         statement, value = found
@@ -161,7 +158,7 @@ class TensorValues:
                 return True
             return self._plain_function_of_host_data(expr, qualname, depth)
         if isinstance(expr, ast.Name):
-            definition = self._reaching_definition(expr)
+            definition = self._definitions.reaching(expr)
             value = definition[1] if definition else None
             if isinstance(value, (ast.For, ast.comprehension)):
                 return self.on_host(value.iter, depth + 1)  # `for n in lengths.tolist():`
@@ -226,9 +223,9 @@ class TensorValues:
             return qualname.rpartition(".")[2] in framework.NUMPY_ARRAY_CONSTRUCTORS or any(
                 self.is_ndarray(a, depth + 1) or self.derives(a) for a in expr.args)
         if isinstance(expr, ast.Name):
-            definition = self._reaching_definition(expr)
+            definition = self._definitions.reaching(expr)
             store: Any = definition[0] if definition is not None else None
-            if _stores_an_element(store, expr.id):  # `onehot[:, 0] = seq[-1][0]` writes into the array: it stays one
+            if stores_an_element(store, expr.id):  # `onehot[:, 0] = seq[-1][0]` writes into the array: it stays one
                 before = ast.Name(id=expr.id, ctx=ast.Load(), lineno=store.lineno, col_offset=store.col_offset)
                 return self.is_ndarray(before, depth + 1)
             value = definition[1] if definition else None
@@ -245,7 +242,7 @@ class TensorValues:
     def _one_dimensional_literal(self, expr: Optional[ast.AST]) -> bool:
         """`np.array([3, 2])` (or a name bound to it): an array built from a flat list of numbers."""
         if isinstance(expr, ast.Name):
-            definition = self._reaching_definition(expr)
+            definition = self._definitions.reaching(expr)
             expr = definition[1] if definition and isinstance(definition[1], ast.expr) else None
         if not (isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], (ast.List, ast.Tuple))):
             return False
@@ -343,7 +340,7 @@ class TensorValues:
         return None
 
     def _name_derives(self, name: ast.Name, depth: int) -> bool:
-        definition = self._reaching_definition(name)
+        definition = self._definitions.reaching(name)
         if definition is None:
             return self.parameters.get(name.id) == "tensor"
         target, value = definition
@@ -371,7 +368,7 @@ class TensorValues:
         """Is `iterable` such a parameter, or an element of one (`for seq in top_seqs:`, then `seq`)?"""
         if not isinstance(iterable, ast.Name) or depth > 3:
             return False
-        definition = self._reaching_definition(iterable)
+        definition = self._definitions.reaching(iterable)
         if definition is None:
             return iterable.id in self.parameters and iterable.id not in self.certain_parameters
         loop = definition[1]
@@ -381,38 +378,6 @@ class TensorValues:
     def _previous_derives(self, stmt: ast.AugAssign, name: str, depth: int) -> bool:
         probe = ast.Name(id=name, ctx=ast.Load(), lineno=stmt.lineno, col_offset=stmt.col_offset)
         return self._name_derives(probe, depth)
-
-    def _reaching_definition(self, name: ast.Name) -> Optional[Tuple[ast.AST, Optional[ast.AST]]]:
-        definitions = self._definitions.get(name.id)
-        if not definitions:
-            return None
-        position = (name.lineno, name.col_offset)
-        index = bisect.bisect_right([d[0] for d in definitions], position) - 1
-        while index >= 0:
-            _, statement, value = definitions[index]
-            if not isinstance(value, ast.comprehension) or _inside_comprehension(value, position):
-                return statement, value
-            index -= 1  # a comprehension's variable does not leak out of it
-        return None
-
-    def _collect_definitions(self) -> None:
-        for node in self.graph.walk.nodes_of(self.function).bindings:
-            assigned = assignments_of(node)
-            for target, statement, value in assigned:
-                self._define(target, statement, value)
-            if not assigned and isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
-                for bound in bound_names(node):
-                    self._definitions.setdefault(bound, []).append(((node.lineno, node.col_offset), node, None))
-        for definitions in self._definitions.values():
-            definitions.sort(key=lambda d: d[0])
-
-    def _define(self, target: ast.AST, statement: Any, value) -> None:
-        position = (statement.end_lineno, statement.end_col_offset)
-        owner: Any = parent_of(value) if isinstance(value, ast.comprehension) else None
-        if owner is not None:  # `[row for row, _ in pairs]`: the element, written first, reads the loop's variable
-            position = (owner.lineno, owner.col_offset)
-        for node in target_names(target):
-            self._definitions.setdefault(node.id, []).append((position, statement, value))
 
     def _parameters(self) -> Dict[str, str]:
         """parameter name -> "tensor" | "scalar" (self/cls excluded)."""
@@ -553,25 +518,6 @@ class TensorValues:
 # ndarray methods that return an array
 _ARRAY_METHODS = frozenset({"reshape", "astype", "transpose", "copy", "flatten", "ravel", "squeeze", "swapaxes",
                             "repeat", "clip", "round", "cumsum", "take"})
-
-
-def _stores_an_element(statement: ast.AST, name: str) -> bool:
-    """Is `statement` an assignment to an element or slice of `name` only (`a[:, 0] = v`)?"""
-    return isinstance(statement, ast.Assign) and all(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
-                                                     and t.value.id == name for t in statement.targets)
-
-
-def _inside_comprehension(loop: ast.comprehension, position: Position) -> bool:
-    """Is `position` in the comprehension `loop` belongs to, outside the iterable of its first loop (which the
-    enclosing scope evaluates)?"""
-    owner: Any = parent_of(loop)
-    if owner is None or not _spans(owner, position):
-        return False
-    return not _spans(owner.generators[0].iter, position)
-
-
-def _spans(node: Any, position: Position) -> bool:
-    return (node.lineno, node.col_offset) <= position < (node.end_lineno, node.end_col_offset)
 
 
 def _enumerate_index(loop, name: str, graph) -> bool:
