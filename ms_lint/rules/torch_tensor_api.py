@@ -96,7 +96,13 @@ class TorchTensorApi(Rule):
     'requires_grad' is not supported in 'construct'`): GPT-SoVITS's `DoubleSwish` reads `x.requires_grad`
     (issue 19's seventh sample).
     `Tensor.size` is a property, the element count, so `x.size()` and `x.size(0)` raise `TypeError: 'int'
-    object is not callable` (in `construct`: `ValueError: The object is not callable.` at compile).
+    object is not callable` (in `construct`: `ValueError: The object is not callable.` at compile). In a module
+    that imports MindSpore and no package whose tensors have PyTorch's `size(dim)` (PyTorch, MindTorch, MSAdapter,
+    x2ms, Paddle, ...), and defines no `size` method, `x.size(0)` is reported whatever `x` is, a local, a
+    parameter or an attribute, unless `x` is an instance of a class that is not MindSpore's: a MindSpore tensor,
+    a NumPy array (`size` an int) and a PIL image (`size` a tuple) all raise TypeError there (MC-GRA's
+    `edge_index.size(1)` in a plain helper, issue 19's tenth sample; mindone's `t_output.size(0)` in
+    `diffusers/hooks/faster_cache.py`).
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
     Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
@@ -154,6 +160,9 @@ class TorchTensorApi(Rule):
         if method == "to" and shown is None:
             return
         kind = receiver_kind(ctx, func.value, node)
+        where = _ON.get(kind or "")
+        if kind is None and method == "size" and _torch_size_in_mindspore_module(ctx, node):
+            kind, where = "tensor", "on a tensor or array of a module that imports MindSpore and no PyTorch"
         if kind is None:
             return
         call = f"{shown_receiver(ctx, func.value)}.{method}(...)" if node.args or node.keywords else \
@@ -166,7 +175,7 @@ class TorchTensorApi(Rule):
                        if compiled else "raises TypeError")
             what = ("the element count (an int) in MindSpore" if method == "size"
                     else "a tuple (in PyTorch too: `size(dim)` is the call)")
-            yield self.report(ctx, node, call=call, where=_ON[kind],
+            yield self.report(ctx, node, call=call, where=where,
                               consequence=f"`{method}` is {what}, so calling it {failure}; use `.shape`",
                               fix=self._size_fix(ctx, node))
         elif method == "to":
@@ -317,6 +326,47 @@ def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
             if any(q and not q.startswith("mindspore.") and ctx.graph.summary_of(q) is None for q in base.bases):
                 return False  # a base the project does not hold: it may define the method
     return True
+
+
+# packages whose tensors (or wrappers) have PyTorch's `size(dim)`: a module importing one may hold such a tensor
+_TORCH_LIKE = frozenset({"torch", "torchvision", "mindtorch", "msadapter", "x2ms_adapter", "paddle", "jittor",
+                         "oneflow", "tensorflow", "jax", "mxnet", "cupy", "dgl", "torch_geometric"})
+
+
+def _torch_size_in_mindspore_module(ctx, call: ast.Call) -> bool:
+    """`x.size(0)` (one int, or `dim=`) in a module that imports MindSpore and no package whose tensors have
+    PyTorch's `size(dim)`, and defines no `size` method of its own: whatever `x` is there (a MindSpore tensor, a
+    NumPy array, an image), `size` is not callable with a dimension. The receiver is a local, a parameter or an
+    attribute, not a name an import binds, nor a name bound to an instance of a class that is not MindSpore's
+    (a project class may define `size(dim)`). MC-GRA's `edge_weight.size(1)` in a plain helper (issue 19's tenth
+    sample)."""
+    func: Any = call.func
+    dimension = call.args[0] if len(call.args) == 1 and not call.keywords else next(
+        (k.value for k in call.keywords if k.arg == "dim"), None) if len(call.keywords) == 1 and not call.args \
+        else None
+    if isinstance(dimension, ast.UnaryOp):
+        dimension = dimension.operand
+    if not (isinstance(dimension, ast.Constant) and type(dimension.value) is int):
+        return False
+    if not ctx.memo(_torch_size_in_mindspore_module, lambda: _imports_mindspore_only(ctx)):
+        return False
+    root = func.value
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root = root.value
+    if not isinstance(root, ast.Name) or ctx.names.qualname(root) is not None:
+        return False  # an imported name (`np.size`), or no name at all
+    if isinstance(func.value, ast.Name):
+        for value in bound_values(ctx, func.value):
+            if isinstance(value, ast.Call) and not (ctx.names.qualname(value.func) or "").startswith("mindspore.") \
+                    and (getattr(value.func, "attr", None) or getattr(value.func, "id", None) or "")[:1].isupper():
+                return False  # an instance of a class that may define `size(dim)`
+    return True
+
+
+def _imports_mindspore_only(ctx) -> bool:
+    imported = {target.partition(".")[0] for target in ctx.graph.imports.names.values()}
+    return "mindspore" in imported and not imported & _TORCH_LIKE and not uses_mindtorch(ctx) \
+        and "def size(" not in ctx.source.text
 
 
 def _building_calls(ctx, receiver: ast.expr) -> List[Any]:
