@@ -46,8 +46,10 @@ class RankDependentSeed(Rule):
 
     Not reported: seeds of the data pipeline or of NumPy offset by rank (`ds.config.set_seed(seed + rank)`,
     `np.random.seed(seed + rank)`), constant seeds, random draws in modules that show no sign of distribution,
-    and a seed set where the same function (or module) sets `parameter_broadcast=True`: rank 0's weights are
-    broadcast to every rank before training.
+    a seed set where the same function (or module) sets `parameter_broadcast=True`: rank 0's weights are
+    broadcast to every rank before training, and open_clip's reseed for the data: the function first seeds alike
+    on every rank (`random_seed(args.seed, 0)`, the same call or one named for seeding), builds the model (an
+    assignment from a call), and only then seeds by rank (`random_seed(args.seed, args.rank)`).
 
     ## Why it matters in graph mode
     The global seed decides the initial weights, so ranks seeded differently start from different models while
@@ -100,7 +102,7 @@ class RankDependentSeed(Rule):
             return
         if what.startswith("a random") and not any(m in ctx.source.text for m in DISTRIBUTED_MARKERS):
             return
-        if _broadcasts_parameters(ctx, scope):
+        if _broadcasts_parameters(ctx, scope) or _reseeds_after_building(ctx, node, enclosing_function(node)):
             return
         yield self.report(ctx, node, call=_shown(ctx, node), what=what)
 
@@ -147,7 +149,8 @@ class RankDependentSeed(Rule):
             if not qualname or not ctx.graph.index.may_hold(qualname.partition(".")[0]):
                 continue  # not a function of the project: no helper of ours
             passed, entries = _dependent_arguments(ctx, node, function or ctx.tree)
-            if passed and not _broadcasts_parameters(ctx, function or ctx.tree):
+            if passed and not _broadcasts_parameters(ctx, function or ctx.tree) \
+                    and not _reseeds_after_building(ctx, node, function):
                 (row, column), (end_row, end_column) = ctx.start(node), ctx.end(node)
                 calls.append({"callee": locate(qualname), "arguments": passed, "entries": entries,
                               "span": [row, column, end_row, end_column], "call": _shown(ctx, node)})
@@ -175,6 +178,28 @@ class RankDependentSeed(Rule):
                     span = helper["span"]
                     yield self.report_at(project, helper_path, ((span[0], span[1]), (span[2], span[3])),
                                          call=helper["call"], what=f"{what} (passed by `{call['call']}`)")
+
+
+def _reseeds_after_building(ctx, call: ast.Call, function) -> bool:
+    """Is `call` open_clip's reseed for the data: the same function first seeds alike on every rank, with the same
+    callee or a seeding one (`random_seed(args.seed, 0)`), then builds something (`model, preprocess =
+    load(...)`), and only then seeds by rank (`random_seed(args.seed, args.rank)`): the weights are drawn before
+    the rank enters (bioclip, issue 19's eleventh sample)."""
+    if isinstance(function, ast.Lambda):
+        return False
+    scope = function or ctx.tree  # (a script's main block: the module)
+    calls = ctx.walk.nodes_of(function).calls if function is not None else ctx.walk.of_kind(ctx.tree, ast.Call)
+    callee, at = ctx.text(call.func), (call.lineno, call.col_offset)
+    earlier = [other for other in calls
+               if (other.lineno, other.col_offset) < at
+               and (ctx.text(other.func) == callee or "seed" in ctx.text(other.func).lower())
+               and enclosing_function(other) is function and not _dependent_arguments(ctx, other, scope)[0]]
+    if not earlier:
+        return False
+    first = (earlier[0].lineno, earlier[0].col_offset)
+    return any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+               and first < (node.lineno, node.col_offset) < at and enclosing_function(node) is function
+               for node in ctx.walk.of_kind(scope, ast.Assign))
 
 
 def _broadcasts_parameters(ctx, scope) -> bool:
