@@ -53,8 +53,9 @@ class Float64TensorFromNumpy(Rule):
     MindFormers' MoE router noise. A warning: whether a layer with float32 weights follows is not always in the
     source. Tensors cast before use (`.astype(...)`, `ops.cast`, also right after arithmetic on them:
     `(Tensor(a) / n).astype(x.dtype)`, or a name assigned its cast before it is stored: `points =
-    ops.cast(points, ms.float32)`, through `ops.stop_gradient`), read on the host (`.asnumpy()`, `.tolist()`)
-    or used only for their shape, and tensors of host code are not reported.
+    ops.cast(points, ms.float32)`, through `ops.stop_gradient`; a Cell attribute every read of which is cast, or
+    comes after its method cast it in place: `self.cache_k = self.cache_k.astype(x.dtype)`), read on the host
+    (`.asnumpy()`, `.tolist()`) or used only for their shape, and tensors of host code are not reported.
 
     ## Example
     ```python
@@ -315,11 +316,31 @@ def _caller_uses(ctx, function, depth: int, seen: Set[int]) -> Iterator[str]:
 
 
 def _read_cast_only(ctx, class_node: ast.ClassDef, self_name: str, attribute: str) -> bool:
-    """Is every read of `self.<attribute>` in the class's methods cast (`.astype(...)`, `ops.cast(...)`)?"""
+    """Is every read of `self.<attribute>` in the class's methods cast (`.astype(...)`, `ops.cast(...)`), or made
+    after its method cast it in place (`self.cache_k = self.cache_k.astype(x.dtype)`: llama-mindnlp's caches,
+    issue 19's eleventh sample)?"""
     reads = [node for node in ctx.walk.of_kind(class_node, ast.Attribute)
              if node.attr == attribute and isinstance(node.value, ast.Name) and node.value.id == self_name
              and isinstance(node.ctx, ast.Load)]
-    return bool(reads) and all(_is_cast(ctx, read) for read in reads)
+    # (method, last row) of each in-place cast: what the method reads below it is cast
+    recast = [(enclosing_function(read), statement.end_lineno) for read in reads
+              if (statement := _recast_statement(ctx, read)) is not None]
+    return bool(reads) and all(_is_cast(ctx, read) or any(
+        method is enclosing_function(read) and read.lineno > row for method, row in recast) for read in reads)
+
+
+def _recast_statement(ctx, read: ast.Attribute) -> Optional[ast.Assign]:
+    """`self.x = self.x.astype(...)` (or `= ops.cast(self.x, ...)`) whose value casts `read`, else None."""
+    if not _is_cast(ctx, read):
+        return None
+    parent = ctx.parent(read)
+    call = ctx.parent(parent) if isinstance(parent, ast.Attribute) else parent
+    statement = ctx.parent(call)
+    if isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if isinstance(target, ast.Attribute) and target.attr == read.attr:
+            return statement
+    return None
 
 
 def _is_cast(ctx, read: ast.expr) -> bool:
