@@ -114,7 +114,8 @@ class LayerSignatureMismatch(Rule):
         func = node.func
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if last not in _SIGNATURE_NAMES and last not in _TORCH_NAMES \
-                and not (isinstance(func, ast.Attribute) and last[:1].isupper()) or not _may_be_imported(ctx, func):
+                and not (isinstance(func, ast.Attribute) and (last[:1].isupper() or _on_a_package(ctx, func))) \
+                or not _may_be_imported(ctx, func):
             return None
         qualname = ctx.names.qualname(func) or ""
         package, _, name = qualname.rpartition(".")
@@ -253,6 +254,35 @@ def _when(package: str, name: str) -> str:
 
 
 _INSPECTIONS = frozenset({"signature", "getfullargspec", "hasattr"})
+
+
+def _on_a_package(ctx, func: ast.Attribute) -> bool:
+    """Is `func` spelled as an attribute of an import of a checked package (`ops.chumk`, `ms.ops.chumk`): a
+    function name the package may lack (ADC-MADDPG's typo, issue 19's eleventh sample)?"""
+    receiver = func.value
+    if func.attr.startswith("_"):
+        return False  # (private names are not in the package's public list)
+    if isinstance(receiver, ast.Name):
+        spelled = receiver.id
+    elif isinstance(receiver, ast.Attribute) and receiver.attr in ("ops", "nn") \
+            and isinstance(receiver.value, ast.Name):
+        spelled = f"{receiver.value.id}.{receiver.attr}"
+    else:
+        return False
+    return spelled in ctx.memo(_on_a_package, lambda: _package_spellings(ctx))
+
+
+def _package_spellings(ctx) -> frozenset:
+    """How the module spells the checked packages: `ops` for `from mindspore import ops`, `ms.ops` for `import
+    mindspore as ms`."""
+    spellings = set()
+    for local, target in ctx.graph.imports.names.items():
+        for package in _PACKAGES:
+            if target == package:
+                spellings.add(local)
+            elif package.startswith(target + "."):
+                spellings.add(local + package[len(target):])
+    return frozenset(spellings)
 
 
 def _may_be_imported(ctx, func: ast.expr) -> bool:
