@@ -104,8 +104,9 @@ def _host_kind_of(ctx, expr, memo, depth) -> Optional[str]:
         if isinstance(expr.func, ast.Attribute) and expr.func.attr in _TENSOR_METHODS:
             receiver = host_kind(ctx, expr.func.value, memo, depth)
             return receiver if receiver == "tensor" or expr.func.attr == "to" else None
-        if isinstance(expr.func, (ast.Name, ast.Attribute)) and _calls_a_tensor_cell(ctx, expr.func, memo, depth):
-            return "tensor"  # `loss = train_net(x, y)` with `train_net = nn.TrainOneStepCell(...)`
+        if isinstance(expr.func, (ast.Name, ast.Attribute, ast.Call)) \
+                and _calls_a_tensor_cell(ctx, expr.func, memo, depth):
+            return "tensor"  # `train_net(x, y)` with `train_net = nn.TrainOneStepCell(...)`; `nn.MSELoss()(q, t)`
         return None
     if isinstance(expr, ast.Name):
         values = bound_values(ctx, expr)
