@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, List, Optional
 
 from ms_lint.analysis import framework
@@ -98,11 +99,12 @@ class TorchTensorApi(Rule):
     `Tensor.size` is a property, the element count, so `x.size()` and `x.size(0)` raise `TypeError: 'int'
     object is not callable` (in `construct`: `ValueError: The object is not callable.` at compile). In a module
     that imports MindSpore and no package whose tensors have PyTorch's `size(dim)` (PyTorch, MindTorch, MSAdapter,
-    x2ms, Paddle, ...), and defines no `size` method, `x.size(0)` is reported whatever `x` is, a local, a
+    x2ms, MindNLP, Paddle, ...), and defines no `size` method, `x.size(0)` is reported whatever `x` is, a local, a
     parameter or an attribute, unless `x` is an instance of a class that is not MindSpore's: a MindSpore tensor,
     a NumPy array (`size` an int) and a PIL image (`size` a tuple) all raise TypeError there (MC-GRA's
     `edge_index.size(1)` in a plain helper, issue 19's tenth sample; mindone's `t_output.size(0)` in
-    `diffusers/hooks/faster_cache.py`).
+    `diffusers/hooks/faster_cache.py`). The same holds for `opt.zero_grad()` there: no MindSpore optimizer or
+    Cell has it (ADC-MADDPG's optimizers unpacked from `zip`, the eleventh sample).
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
     Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
@@ -163,6 +165,13 @@ class TorchTensorApi(Rule):
         where = _ON.get(kind or "")
         if kind is None and method == "size" and _torch_size_in_mindspore_module(ctx, node):
             kind, where = "tensor", "on a tensor or array of a module that imports MindSpore and no PyTorch"
+        if kind is None and method == "zero_grad" and not node.args and not node.keywords \
+                and _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, node, method):
+            yield self.report(ctx, node, call=f"{shown_receiver(ctx, func.value)}.zero_grad()",
+                              where="in a module that imports MindSpore and no PyTorch",
+                              consequence="no MindSpore optimizer or Cell has `zero_grad` (AttributeError); "
+                                          + framework.TORCH_MODULE_METHODS["zero_grad"])
+            return
         if kind is None:
             return
         call = f"{shown_receiver(ctx, func.value)}.{method}(...)" if node.args or node.keywords else \
@@ -329,8 +338,9 @@ def _class_lacks(ctx, receiver: ast.expr, method: str) -> bool:
 
 
 # packages whose tensors (or wrappers) have PyTorch's `size(dim)`: a module importing one may hold such a tensor
-_TORCH_LIKE = frozenset({"torch", "torchvision", "mindtorch", "msadapter", "x2ms_adapter", "paddle", "jittor",
-                         "oneflow", "tensorflow", "jax", "mxnet", "cupy", "dgl", "torch_geometric"})
+# (MindNLP's `core` is a PyTorch-like API over MindSpore, whose modules and optimizers have `zero_grad`)
+_TORCH_LIKE = frozenset({"torch", "torchvision", "mindtorch", "msadapter", "x2ms_adapter", "mindnlp", "paddle",
+                         "jittor", "oneflow", "tensorflow", "jax", "mxnet", "cupy", "dgl", "torch_geometric"})
 
 
 def _torch_size_in_mindspore_module(ctx, call: ast.Call) -> bool:
@@ -348,7 +358,14 @@ def _torch_size_in_mindspore_module(ctx, call: ast.Call) -> bool:
         dimension = dimension.operand
     if not (isinstance(dimension, ast.Constant) and type(dimension.value) is int):
         return False
-    if not ctx.memo(_torch_size_in_mindspore_module, lambda: _imports_mindspore_only(ctx)):
+    return _receiver_of_mindspore_module(ctx, func)
+
+
+def _receiver_of_mindspore_module(ctx, func: ast.Attribute) -> bool:
+    """Is `func` (`x.size`, `opt.zero_grad`) a method of a local, parameter or attribute in a module that imports
+    MindSpore and no PyTorch-like package, defines no method of that name, and does not bind `x` to an instance
+    of a class that is not MindSpore's?"""
+    if not ctx.memo((_receiver_of_mindspore_module, func.attr), lambda: _imports_mindspore_only(ctx, func.attr)):
         return False
     root = func.value
     while isinstance(root, (ast.Attribute, ast.Subscript)):
@@ -363,10 +380,26 @@ def _torch_size_in_mindspore_module(ctx, call: ast.Call) -> bool:
     return True
 
 
-def _imports_mindspore_only(ctx) -> bool:
+def _imports_mindspore_only(ctx, method: str) -> bool:
+    """Does the module import MindSpore and no PyTorch-like package, and neither define nor assign `method` (`def
+    zero_grad(`, mindone's `self.zero_grad = ...`)?"""
     imported = {target.partition(".")[0] for target in ctx.graph.imports.names.values()}
+    text = ctx.source.text
     return "mindspore" in imported and not imported & _TORCH_LIKE and not uses_mindtorch(ctx) \
-        and "def size(" not in ctx.source.text
+        and f"def {method}(" not in text and not re.search(rf"\.{method}\s*=[^=]", text)
+
+
+def _asked_first(ctx, node: ast.AST, method: str) -> bool:
+    """Is `node` under an `if` that asks whether something has `method` (mindformers' `if hasattr(m,
+    "zero_grad"): m.zero_grad()`)?"""
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(parent, (ast.If, ast.IfExp)) and any(
+                isinstance(n, ast.Call) and getattr(n.func, "id", None) == "hasattr" and len(n.args) == 2
+                and isinstance(n.args[1], ast.Constant) and n.args[1].value == method for n in ast.walk(parent.test)):
+            return True
+        parent = ctx.parent(parent)
+    return False
 
 
 def _building_calls(ctx, receiver: ast.expr) -> List[Any]:
