@@ -520,6 +520,30 @@ def test_a_mode_selected_in_a_helper_the_script_never_calls_is_not_the_scripts(t
     assert severities(tmp_path) == {("models/encoder.py", "error")}
 
 
+def test_a_mode_reset_by_a_constructor_after_its_base_runs_last(tmp_path):
+    """mindsporeTSF (issue 19's twelfth sample): the script selects GRAPH_MODE, the experiment's base class too,
+    and `Exp_Main.__init__` selects PYNATIVE_MODE after `super().__init__(args)`: it trains in PyNative."""
+    experiment = ("from mindspore import context\nfrom models import Block\n\n\nclass Exp_Basic:\n"
+                  "    def __init__(self, args):\n        self.device = self._acquire_device()\n\n"
+                  "    def _acquire_device(self):\n        context.set_context(mode=context.GRAPH_MODE)\n\n\n"
+                  "class Exp_Main(Exp_Basic):\n    def __init__(self, args):\n"
+                  "        super(Exp_Main, self).__init__(args)\n"
+                  "        context.set_context(mode=context.PYNATIVE_MODE)\n        self.model = Block()\n")
+    script = ("from mindspore import context\nfrom exp.exp_main import Exp_Main\n\n"
+              "context.set_context(mode=context.GRAPH_MODE)\n\nif __name__ == '__main__':\n"
+              "    exp = Exp_Main(None)\n")
+    write(tmp_path, {"README.md": "tsf\n", "models.py": EXAMPLE_MODEL, "exp/__init__.py": "",
+                     "exp/exp_main.py": experiment, "run_longExp.py": script})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models.py", "warning")}
+    # the reset before the base's selection: GRAPH_MODE runs last
+    write(tmp_path, {"exp/exp_main.py": experiment.replace(
+        "        super(Exp_Main, self).__init__(args)\n        context.set_context(mode=context.PYNATIVE_MODE)\n",
+        "        context.set_context(mode=context.PYNATIVE_MODE)\n        super(Exp_Main, self).__init__(args)\n")})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models.py", "error")}
+
+
 def notebook_of(*cells: str) -> str:
     return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
                                   "source": textwrap.dedent(cell).lstrip("\n").splitlines(keepends=True)}

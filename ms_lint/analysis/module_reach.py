@@ -92,8 +92,9 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
     reached_by: Dict[str, run_mode.Evidence] = {}
     compiling = [path for path in candidates
                  if any(mode != run_mode.PYNATIVE for mode, _ in project.selections(path, own=True))]
+    reset = any(b"PYNATIVE" in project.text(path) and b"__init__" in project.text(path) for path in paths)
     for path in candidates:
-        if path in compiling:
+        if path in compiling and not reset:
             continue  # what it reaches matters only beside a PyNative script: below
         reached = project.closure([path])
         # the modes the script's process may select: its own, and those of the modules it imports when they are
@@ -101,6 +102,12 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
         modes = [(mode, row, file) for file in sorted(reached, key=lambda file: file != path)
                  for mode, row in project.selections(file, own=file == path)
                  if file == path or project.runs_on_import_or_call(file, row, reached)]
+        last = _reset_by_a_constructor(project, reached, modes) if reset else None
+        if last is not None:
+            compiling = [other for other in compiling if other != path]
+            modes = [last]
+        elif path in compiling:
+            continue
         if any(mode != run_mode.PYNATIVE for mode, _, _ in modes):
             compiled |= reached
             continue
@@ -115,11 +122,31 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
     if not reached_by:
         return Reach(frozenset(compiled), reached_by)
     for path in compiling:
-        compiled |= project.closure([path])
+        if not project.imported_elsewhere(path):  # (a module: the scripts that import it select what it does)
+            compiled |= project.closure([path])
     for path in paths:
         if run_mode.jit_row(project.text(path), path, keep) is not None:
             compiled |= project.closure([path])  # what the jit's function may call
     return Reach(frozenset(compiled), reached_by)
+
+
+def _reset_by_a_constructor(project: "_Project", reached: Set[str],
+                            modes: List[Tuple[str, int, str]]) -> Optional[Tuple[str, int, str]]:
+    """The PyNative selection in a class's `__init__` that runs after every other mode the script selects, if one
+    does: other selections at module level run first (when imported, or as the script starts), those in functions
+    run before it where its `__init__` calls them first, directly or through the functions that call them
+    (mindsporeTSF, issue 19's twelfth sample: `run_longExp.py` selects GRAPH_MODE, `Exp_Basic._acquire_device`
+    too, and `Exp_Main.__init__` selects PYNATIVE_MODE after `super().__init__(args)`: it trains in PyNative)."""
+    resets = [(row, file) for mode, row, file in modes if mode == run_mode.PYNATIVE
+              and run_mode.enclosing_def(project.text(file), row) == b"__init__"]
+    if not resets:
+        return None
+    for mode, row, file in modes:
+        function = run_mode.enclosing_def(project.text(file), row) if mode != run_mode.PYNATIVE else None
+        if function is not None and not any(project.called_above(reset_file, reset_row, function, reached)
+                                            for reset_row, reset_file in resets):
+            return None
+    return run_mode.PYNATIVE, resets[0][0], resets[0][1]
 
 
 def _may_be_script(path: str, data: bytes, known: FrozenSet[str]) -> bool:
@@ -189,6 +216,31 @@ class _Project:
             return True
         called = re.compile(rb"(?<!def )\b" + re.escape(function) + rb"\s*\(")
         return any(function in text and called.search(text) for text in (also, *map(self.text, reached)))
+
+
+    def called_above(self, path: str, row: int, function: bytes, reached: Set[str]) -> bool:
+        """Does the def around line `row` of `path` call `function` above that line, directly or through a function
+        that calls it (two levels, by name)?"""
+        around = run_mode.def_around(self.text(path), row)
+        if around is None:
+            return False
+        above = b"\n".join(self.text(path).split(b"\n")[around[1]:row - 1])
+        names = {function}
+        for _ in range(3):
+            if any(re.search(rb"(?<!def )\b" + re.escape(name) + rb"\s*\(", above) for name in names):
+                return True
+            names |= {caller for file in reached for name in names
+                      for caller in self._callers(file, name)}
+        return False
+
+    def _callers(self, path: str, name: bytes) -> Set[bytes]:
+        """The defs of a file that call `name`."""
+        data = self.text(path)
+        if name not in data:
+            return set()
+        rows = {data.count(b"\n", 0, match.start()) + 1
+                for match in re.finditer(rb"(?<!def )\b" + re.escape(name) + rb"\s*\(", data)}
+        return {caller for caller in (run_mode.enclosing_def(data, row) for row in rows) if caller is not None}
 
 
 class _Finder:

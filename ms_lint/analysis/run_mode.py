@@ -365,19 +365,26 @@ def in_main_block(data: bytes, row: int) -> bool:
 
 def enclosing_def(data: bytes, row: int) -> Optional[bytes]:
     """The name of the innermost `def` around line `row` (read by indentation), None at module level."""
+    found = def_around(data, row)
+    return found[0] if found is not None else None
+
+
+def def_around(data: bytes, row: int) -> Optional[Tuple[bytes, int]]:
+    """(name, row of its header) of the innermost `def` around line `row`, None at module level."""
     lines = data.split(b"\n")
     line = lines[row - 1] if 0 < row <= len(lines) else b""
     indent = len(line) - len(line.lstrip())
-    for above in reversed(lines[:row - 1]):
+    for above_row in range(row - 1, 0, -1):
         if indent == 0:
             return None
+        above = lines[above_row - 1]
         stripped = above.lstrip()
         if not stripped or stripped[:1] in b"#)]}" or len(above) - len(stripped) >= indent:  # (`) -> int:`)
             continue
         indent = len(above) - len(stripped)
         header = _DEF.match(stripped)
         if header is not None:
-            return header.group(1)
+            return header.group(1), above_row
     return None
 
 
