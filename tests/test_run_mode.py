@@ -533,15 +533,17 @@ def test_a_mode_reset_by_a_constructor_after_its_base_runs_last(tmp_path):
               "context.set_context(mode=context.GRAPH_MODE)\n\nif __name__ == '__main__':\n"
               "    exp = Exp_Main(None)\n")
     write(tmp_path, {"README.md": "tsf\n", "models.py": EXAMPLE_MODEL, "exp/__init__.py": "",
-                     "exp/exp_main.py": experiment, "run_longExp.py": script})
+                     "exp/exp_main.py": experiment, "run_longExp.py": script,
+                     "layers/revin.py": EXAMPLE_MODEL.replace("Block", "RevIN")})
     (tmp_path / "pyproject.toml").unlink()
-    assert severities(tmp_path) == {("models.py", "warning")}
+    # every script trains in PyNative and nothing applies `jit`: a layer no script imports runs in PyNative too
+    assert severities(tmp_path) == {("models.py", "warning"), ("layers/revin.py", "warning")}
     # the reset before the base's selection: GRAPH_MODE runs last
     write(tmp_path, {"exp/exp_main.py": experiment.replace(
         "        super(Exp_Main, self).__init__(args)\n        context.set_context(mode=context.PYNATIVE_MODE)\n",
         "        context.set_context(mode=context.PYNATIVE_MODE)\n        super(Exp_Main, self).__init__(args)\n")})
     (tmp_path / "pyproject.toml").unlink()
-    assert severities(tmp_path) == {("models.py", "error")}
+    assert severities(tmp_path) == {("models.py", "error"), ("layers/revin.py", "error")}
 
 
 def notebook_of(*cells: str) -> str:

@@ -42,6 +42,9 @@ class Reach(NamedTuple):
 
     compiled: FrozenSet[str]
     pynative: Dict[str, run_mode.Evidence]
+    # every script runs in PyNative, nothing applies `jit`, and what selects another mode never runs: the files
+    # no script reaches run in PyNative too (mindsporeTSF's layers)
+    everywhere: Optional[run_mode.Evidence] = None
 
 
 def runs_in_pynative(path: str, root: str, files_under: FilesUnder,
@@ -52,7 +55,7 @@ def runs_in_pynative(path: str, root: str, files_under: FilesUnder,
     path = os.path.abspath(path)
     if path in reach.compiled:
         return None
-    return reach.pynative.get(path)
+    return reach.pynative.get(path) or reach.everywhere
 
 
 def of_notebook(path: str, code: bytes, root: str, files_under: FilesUnder,
@@ -121,13 +124,31 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
                 reached_by[file] = said
     if not reached_by:
         return Reach(frozenset(compiled), reached_by)
+    scripts_compile = bool(compiled)
     for path in compiling:
         if not project.imported_elsewhere(path):  # (a module: the scripts that import it select what it does)
             compiled |= project.closure([path])
+            scripts_compile = scripts_compile or not _compiles_no_cell(project, path)
     for path in paths:
         if run_mode.jit_row(project.text(path), path, keep) is not None:
             compiled |= project.closure([path])  # what the jit's function may call
-    return Reach(frozenset(compiled), reached_by)
+            scripts_compile = True
+    everywhere = None
+    if not scripts_compile:  # (said of the project: the script's selection, not its imports)
+        first = min(reached_by.values())
+        everywhere = run_mode.Evidence(first.path, first.row, first.kind[len(run_mode.REACHED):])
+    return Reach(frozenset(compiled), reached_by, everywhere)
+
+
+def _compiles_no_cell(project: "_Project", path: str) -> bool:
+    """Does a file no other project file imports, and which selects a mode other than PyNative, compile no Cell:
+    it imports no project file and defines no Cell (mindsporeTSF's stale `exp_basic.py`, whose self-test only
+    sets the device), or it never runs (no self-test, no script lines, its selections inside functions)?"""
+    data = project.text(path)
+    if project.closure([path]) == {path} and b"Cell" not in data:
+        return True
+    return run_mode.script_row(data) is None and all(
+        run_mode.enclosing_def(data, row) is not None for _, row in project.selections(path, own=True))
 
 
 def _reset_by_a_constructor(project: "_Project", reached: Set[str],
