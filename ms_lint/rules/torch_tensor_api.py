@@ -104,7 +104,8 @@ class TorchTensorApi(Rule):
     a NumPy array (`size` an int) and a PIL image (`size` a tuple) all raise TypeError there (MC-GRA's
     `edge_index.size(1)` in a plain helper, issue 19's tenth sample; mindone's `t_output.size(0)` in
     `diffusers/hooks/faster_cache.py`). The same holds for `opt.zero_grad()` there: no MindSpore optimizer or
-    Cell has it (ADC-MADDPG's optimizers unpacked from `zip`, the eleventh sample).
+    Cell has it (ADC-MADDPG's optimizers unpacked from `zip`, the eleventh sample), and for `optim.step()` on a
+    receiver named for an optimizer (DOE's `self.proxy_optim.step()`, the twelfth).
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
     Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
@@ -165,12 +166,12 @@ class TorchTensorApi(Rule):
         where = _ON.get(kind or "")
         if kind is None and method == "size" and _torch_size_in_mindspore_module(ctx, node):
             kind, where = "tensor", "on a tensor or array of a module that imports MindSpore and no PyTorch"
-        if kind is None and method == "zero_grad" and not node.args and not node.keywords \
-                and _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, node, method):
-            yield self.report(ctx, node, call=f"{shown_receiver(ctx, func.value)}.zero_grad()",
+        if kind is None and _optimizer_call_in_mindspore_module(ctx, node, func):
+            owner = "optimizer or Cell" if method == "zero_grad" else "optimizer"
+            advice = framework.TORCH_MODULE_METHODS["zero_grad"] if method == "zero_grad" else OPTIMIZER_METHODS["step"]
+            yield self.report(ctx, node, call=f"{shown_receiver(ctx, func.value)}.{method}()",
                               where="in a module that imports MindSpore and no PyTorch",
-                              consequence="no MindSpore optimizer or Cell has `zero_grad` (AttributeError); "
-                                          + framework.TORCH_MODULE_METHODS["zero_grad"])
+                              consequence=f"no MindSpore {owner} has `{method}` (AttributeError); {advice}")
             return
         if kind is None:
             return
@@ -359,6 +360,17 @@ def _torch_size_in_mindspore_module(ctx, call: ast.Call) -> bool:
     if not (isinstance(dimension, ast.Constant) and type(dimension.value) is int):
         return False
     return _receiver_of_mindspore_module(ctx, func)
+
+
+def _optimizer_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute) -> bool:
+    """`x.zero_grad()`, or `optim.step()` on a receiver named for an optimizer (`self.proxy_optim.step()`: DOE,
+    issue 19's twelfth sample), with no arguments, in a MindSpore-only module (`_receiver_of_mindspore_module`),
+    not under `if hasattr(x, "zero_grad")`."""
+    if call.args or call.keywords or func.attr not in ("zero_grad", "step"):
+        return False
+    if func.attr == "step" and "optim" not in (shown_receiver(ctx, func.value) or "").rpartition(".")[2].lower():
+        return False  # (`env.step()`, `scheduler.step()`)
+    return _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, call, func.attr)
 
 
 def _receiver_of_mindspore_module(ctx, func: ast.Attribute) -> bool:
