@@ -803,7 +803,7 @@ def test_layer_signatures_ask_about_rebinding_and_inspection_only_for_calls_with
         func = call.func
         last = msl067.spelled_name(func) or ""
         if last not in msl067._SIGNATURE_NAMES and last not in msl067._TORCH_NAMES \
-                and not (isinstance(func, ast.Attribute) and last[:1].isupper()) \
+                and not (isinstance(func, ast.Attribute) and (last[:1].isupper() or msl067._on_a_package(ctx, func))) \
                 or not msl067._may_be_imported(ctx, func):
             return []
         qualname = ctx.names.qualname(func) or ""
