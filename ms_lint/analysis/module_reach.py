@@ -87,7 +87,12 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
     if len(paths) > _MAX_FILES:
         return Reach(frozenset(), {})
     known = frozenset(paths)
-    candidates = [path for path, data in read_each(paths, _MAX_FILES) if _may_be_script(path, data, known)]
+    candidates: List[str] = []
+    may_reset = False  # some `__init__` may select PYNATIVE_MODE (`_reset_by_a_constructor`)
+    for path, data in read_each(paths, _MAX_FILES):
+        if _may_be_script(path, data, known):
+            candidates.append(path)
+        may_reset = may_reset or (b"PYNATIVE" in data and b"__init__" in data)
     if not candidates:
         return Reach(frozenset(), {})
     project = _Project(paths, _Finder(known))
@@ -95,9 +100,8 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
     reached_by: Dict[str, run_mode.Evidence] = {}
     compiling = [path for path in candidates
                  if any(mode != run_mode.PYNATIVE for mode, _ in project.selections(path, own=True))]
-    reset = any(b"PYNATIVE" in project.text(path) and b"__init__" in project.text(path) for path in paths)
     for path in candidates:
-        if path in compiling and not reset:
+        if path in compiling and not may_reset:
             continue  # what it reaches matters only beside a PyNative script: below
         reached = project.closure([path])
         # the modes the script's process may select: its own, and those of the modules it imports when they are
@@ -105,7 +109,7 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
         modes = [(mode, row, file) for file in sorted(reached, key=lambda file: file != path)
                  for mode, row in project.selections(file, own=file == path)
                  if file == path or project.runs_on_import_or_call(file, row, reached)]
-        last = _reset_by_a_constructor(project, reached, modes) if reset else None
+        last = _reset_by_a_constructor(project, reached, modes) if may_reset else None
         if last is not None:
             compiling = [other for other in compiling if other != path]
             modes = [last]
