@@ -156,24 +156,27 @@ class Linter:
                 else run_mode.ProjectMode(None, said)
         if not self.settings.config_path:
             root = run_mode.project_root(path)
-        if is_notebook(path):
-            try:
-                code = read(path).text.encode()
-            except SourceError:
-                code = None
-            if code is not None:
-                mode = module_reach.of_notebook(path, code, root, project_files, self.index.keep)
-                return run_mode.ProjectMode() if mode.pynative is not None \
-                    and mode.pynative.kind == run_mode.NOTEBOOK and self.settings.syntax_level else mode
-        mode = run_mode.of_project(root, project_files, self.index.keep)
-        if mode.pynative is not None and mode.pynative.kind == run_mode.UNSELECTED and self.settings.syntax_level:
+        notebook = self._notebook_mode(path, root) if is_notebook(path) else None
+        mode = notebook if notebook is not None else run_mode.of_project(root, project_files, self.index.keep)
+        if mode.pynative is not None and mode.pynative.kind in (run_mode.UNSELECTED, run_mode.NOTEBOOK) \
+                and self.settings.syntax_level:
             return run_mode.ProjectMode()  # the options say at what level the Cells compile: they are compiled
-        if mode.compiles and mode.pynative is None:  # a directory of scripts, or a module, may still run in PyNative
+        if notebook is None and mode.compiles and mode.pynative is None:
+            # a directory of scripts, or a module, may still run in PyNative
             beside = script_directories.runs_in_pynative(path, root, project_files) \
                 or module_reach.runs_in_pynative(path, root, project_files, self.index.keep)
             if beside is not None:
                 return run_mode.ProjectMode(beside)
         return mode
+
+    def _notebook_mode(self, path: str, root: str) -> Optional[run_mode.ProjectMode]:
+        """How a notebook runs its Cells, as a program of its own (`module_reach.of_notebook`); None when it cannot
+        be read (then the project's mode stands, and the lint reports the notebook as unreadable)."""
+        try:
+            code = read(path).text.encode()
+        except SourceError:
+            return None
+        return module_reach.of_notebook(path, code, root, project_files, self.index.keep)
 
     def cells_and_level(self, tree: ast.Module, source: SourceFile) -> Tuple[Set[str], str]:
         """The names of the Cell classes at the top of a module and the syntax level its graph code compiles at

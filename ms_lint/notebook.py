@@ -24,14 +24,6 @@ from typing import Dict, List, Optional, Tuple
 
 SUFFIX = ".ipynb"
 _MARKER = "# %% ms-lint cell {}"
-def _parses(lines: List[str]) -> bool:
-    try:
-        ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
 # cell magics whose body is Python run in the notebook's namespace (`%%timeit` runs it in one of its own)
 _PYTHON_CELL_MAGICS = frozenset({"time", "capture"})
 _MARKER_LINE = re.compile(r"^# %% ms-lint cell (\d+)$")
@@ -240,6 +232,14 @@ def _split(text: str) -> Dict[int, str]:
         else:
             current.append(line)
     return {number: "\n".join(lines) for number, lines in sources.items()}
+
+
+def _parses(lines: List[str]) -> bool:
+    try:
+        ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _cell_source(cell: dict) -> str:

@@ -67,8 +67,7 @@ def of_notebook(path: str, code: bytes, root: str, files_under: FilesUnder,
     project = _projects.of(root, files_under)
     reached = project.closure(project.imported_by(path, code))
     modes = [(mode, row, path) for mode, row in run_mode.selections(code)] if b"set_context" in code else []
-    modes += [(mode, row, file) for file in sorted(reached) for mode, row in project.selections(file, own=False)
-              if project.runs_on_import_or_call(file, row, reached, code)]
+    modes += project.modes_selected(reached, code=code)
     compiled = [(row, file) for mode, row, file in modes if mode != run_mode.PYNATIVE]
     jit = run_mode.jit_row(code, path, keep)
     if jit is not None or compiled or any(run_mode.jit_row(project.text(file), file, keep) is not None
@@ -95,7 +94,7 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
         may_reset = may_reset or (b"PYNATIVE" in data and b"__init__" in data)
     if not candidates:
         return Reach(frozenset(), {})
-    project = _Project(paths, _Finder(known))
+    project = _project_of(paths)
     compiled: Set[str] = set()
     reached_by: Dict[str, run_mode.Evidence] = {}
     compiling = [path for path in candidates
@@ -104,11 +103,7 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
         if path in compiling and not may_reset:
             continue  # what it reaches matters only beside a PyNative script: below
         reached = project.closure([path])
-        # the modes the script's process may select: its own, and those of the modules it imports when they are
-        # imported or called (not their self-tests)
-        modes = [(mode, row, file) for file in sorted(reached, key=lambda file: file != path)
-                 for mode, row in project.selections(file, own=file == path)
-                 if file == path or project.runs_on_import_or_call(file, row, reached)]
+        modes = project.modes_selected(reached, script=path)
         last = _reset_by_a_constructor(project, reached, modes) if may_reset else None
         if last is not None:
             compiling = [other for other in compiling if other != path]
@@ -232,6 +227,15 @@ class _Project:
         return [(mode, row) for mode, row in run_mode.selections(data) if own or not run_mode.in_main_block(data, row)]
 
 
+    def modes_selected(self, reached: Set[str], script: Optional[str] = None,
+                       code: bytes = b"") -> List[Tuple[str, int, str]]:
+        """(mode, row, file) of what a process may select: the script's own selections (all of them, its
+        self-test included), then those of the modules it reaches that run when they are imported or called (not
+        their self-tests). `code` is the text of a program that is not a project file (a notebook's cells)."""
+        return [(mode, row, file) for file in sorted(reached, key=lambda file: (file != script, file))
+                for mode, row in self.selections(file, own=file == script)
+                if file == script or self.runs_on_import_or_call(file, row, reached, code)]
+
     def runs_on_import_or_call(self, path: str, row: int, reached: Set[str], also: bytes = b"") -> bool:
         """Does line `row` of the module `path` run when a script reaching `reached` imports it: at module level,
         or in a function that some reached file calls by name? StepVideo's vendored mindone selects a mode in
@@ -239,9 +243,8 @@ class _Project:
         function = run_mode.enclosing_def(self.text(path), row)
         if function is None:
             return True
-        called = re.compile(rb"(?<!def )\b" + re.escape(function) + rb"\s*\(")
+        called = _call_of(function)
         return any(function in text and called.search(text) for text in (also, *map(self.text, reached)))
-
 
     def called_above(self, path: str, row: int, function: bytes, reached: Set[str]) -> bool:
         """Does the def around line `row` of `path` call `function` above that line, directly or through a function
@@ -252,7 +255,7 @@ class _Project:
         above = b"\n".join(self.text(path).split(b"\n")[around[1]:row - 1])
         names = {function}
         for _ in range(3):
-            if any(re.search(rb"(?<!def )\b" + re.escape(name) + rb"\s*\(", above) for name in names):
+            if any(_call_of(name).search(above) for name in names):
                 return True
             names |= {caller for file in reached for name in names
                       for caller in self._callers(file, name)}
@@ -263,9 +266,13 @@ class _Project:
         data = self.text(path)
         if name not in data:
             return set()
-        rows = {data.count(b"\n", 0, match.start()) + 1
-                for match in re.finditer(rb"(?<!def )\b" + re.escape(name) + rb"\s*\(", data)}
+        rows = {data.count(b"\n", 0, match.start()) + 1 for match in _call_of(name).finditer(data)}
         return {caller for caller in (run_mode.enclosing_def(data, row) for row in rows) if caller is not None}
+
+
+def _call_of(name: bytes) -> "re.Pattern[bytes]":
+    """A call of the function `name` in a file's text (`name(`, `self.name(`; not its `def`)."""
+    return re.compile(rb"(?<!def )\b" + re.escape(name) + rb"\s*\(")
 
 
 class _Finder:

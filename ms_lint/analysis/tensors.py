@@ -359,9 +359,9 @@ class TensorValues:
         caller that says: pairs unpacked from it are a list of tuples' (KANO's `a_scope` of atom ranges,
         MaskTextSpotter's beams of `(char, score, ...)`), not rows of a tensor."""
         target, iterable = loop.target, loop.iter
-        if isinstance(iterable, ast.Call) and self.graph.names.qualname(iterable.func) == "builtins.enumerate" \
-                and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            target, iterable = target.elts[1], iterable.args[0]
+        enumerated = _enumerated(loop, self.graph)
+        if enumerated is not None:
+            _, target, iterable = enumerated
         return isinstance(target, ast.Tuple) and self._from_guessed_parameter(iterable)
 
     def _from_guessed_parameter(self, iterable: ast.expr, depth: int = 0) -> bool:
@@ -522,10 +522,17 @@ _ARRAY_METHODS = frozenset({"reshape", "astype", "transpose", "copy", "flatten",
 
 def _enumerate_index(loop, name: str, graph) -> bool:
     """Is `name` the count of `for name, item in enumerate(...)`?"""
+    enumerated = _enumerated(loop, graph)
+    return enumerated is not None and isinstance(enumerated[0], ast.Name) and enumerated[0].id == name
+
+
+def _enumerated(loop, graph) -> Optional[Tuple[ast.expr, ast.expr, ast.expr]]:
+    """(count target, item target, what is enumerated) of `for i, item in enumerate(items)`, None otherwise."""
     target, iterable = loop.target, loop.iter
-    return (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
-            and target.elts[0].id == name and isinstance(iterable, ast.Call)
-            and graph.names.qualname(iterable.func) == "builtins.enumerate")
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(iterable, ast.Call) \
+            and iterable.args and graph.names.qualname(iterable.func) == "builtins.enumerate":
+        return target.elts[0], target.elts[1], iterable.args[0]
+    return None
 
 
 def _host_kind(value: ast.expr, tensors_bound, graph) -> Optional[str]:

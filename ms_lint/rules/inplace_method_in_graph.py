@@ -122,7 +122,8 @@ def _result_of_a_fresh_local(ctx, call: ast.Call) -> bool:
     statement = ctx.parent(call)
     if not isinstance(receiver, ast.Name) or not isinstance(statement, ast.Assign) or statement.value is not call:
         return False
-    built = ctx.tensors(call).definition(receiver)
+    tensors = ctx.tensors(call)
+    built = tensors.definition(receiver)
     if not isinstance(built, (ast.Call, ast.BinOp)) or (isinstance(built, ast.Call) and not _new_value(built)):
         return False
     function = enclosing_function(call)
@@ -130,7 +131,6 @@ def _result_of_a_fresh_local(ctx, call: ast.Call) -> bool:
         return False  # (a loop reads it again in its next turn)
     rebinds = all(isinstance(t, ast.Name) and t.id == receiver.id for t in statement.targets)
     start, end = (built.lineno, built.col_offset), (statement.end_lineno, statement.end_col_offset)
-    tensors = ctx.tensors(call)
     for name in ctx.walk.nodes_of(function).loads.get(receiver.id, ()):
         position = (name.lineno, name.col_offset)
         if name is receiver or position < start:
