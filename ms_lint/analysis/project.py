@@ -21,6 +21,7 @@ from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
 from ms_lint.analysis.python_numbers import metadata_functions
 from ms_lint.analysis.registrations import is_name, note_registering_call
+from ms_lint.analysis.signatures import Signature, method_signature
 from ms_lint.analysis.walk import self_parameter, spelled_name
 from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, read_bytes, walk
 
@@ -47,10 +48,11 @@ class ClassSummary:
     metadata_attributes: FrozenSet[str]  # self.X = P.Shape() (or ops.Rank()...): calling it gives Python values
     constructed: FrozenSet[str]  # qualified names called to build attribute values (self.X = Block(...))
     dynamic: bool  # attributes are also created in ways a linter cannot follow (setattr with a variable name...)
-    self_passing: Tuple[Callee, ...] = ()
+    self_passing: Tuple[Callee, ...] = ()  # the calls of its methods that hand `self` to other code
     # when every such name starts with a literal (`insert_child_to_cell("layer_%d" % i, ...)`): those literals,
     # which tell which names it cannot be (`construct`); None when some name may be anything
-    dynamic_prefixes: Optional[FrozenSet[str]] = None  # the calls of its methods that hand `self` to other code
+    dynamic_prefixes: Optional[FrozenSet[str]] = None
+    construct: Optional[Signature] = None  # its own `construct`'s, when a call's binding can be followed
     _node: Optional[ast.ClassDef] = field(default=None, repr=False, compare=False)
     _load: Optional[Callable[[], Optional[ast.ClassDef]]] = field(default=None, repr=False, compare=False)
 
@@ -171,6 +173,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
         dynamic=dynamic,
         self_passing=tuple(self_passing),
         dynamic_prefixes=frozenset(prefixes) if dynamic and prefixes is not None else None,
+        construct=method_signature(node, "construct") if "construct" in methods else None,
         _node=node,
     )
 

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, Optional
 
 from ms_lint.analysis import bindings, framework
+from ms_lint.analysis.signatures import Signature
 from ms_lint.analysis.walk import enclosing_function, self_parameter
 from ms_lint.rule import Rule
 
@@ -81,7 +82,7 @@ class CellCallSignatureMismatch(Rule):
         construct = _construct_of(ctx, qualname)
         if construct is None:
             return None
-        problem = _binding_problem(construct, node)
+        problem = construct.binding_problem(node)
         if problem is None:
             return None
         return [self.report(ctx, node, call=_shown(ctx, node), cls=qualname.rpartition(".")[2],
@@ -129,8 +130,8 @@ def _built_attributes(ctx, class_node: ast.ClassDef) -> Dict[str, Optional[str]]
     return ctx.memo((_built_attributes, class_node), collect)
 
 
-def _construct_of(ctx, qualname: str) -> Optional[ast.FunctionDef]:
-    """The `construct` a call of an instance of the project class `qualname` runs, when that is certain."""
+def _construct_of(ctx, qualname: str) -> Optional[Signature]:
+    """The signature of the `construct` a call of an instance of the project class `qualname` runs, when certain."""
     summary = ctx.graph.summary_of(qualname)
     if summary is None or not ctx.graph.is_cell_class(qualname) \
             or not ctx.graph.external_bases(summary) <= framework.CELL_BASES:
@@ -139,37 +140,12 @@ def _construct_of(ctx, qualname: str) -> Optional[ast.FunctionDef]:
         if current.dynamic or "__call__" in current.methods:
             return None
         if "construct" in current.methods:
-            node = current.node
-            found = next((stmt for stmt in node.body if isinstance(stmt, ast.FunctionDef)
-                          and stmt.name == "construct"), None) if node is not None else None
-            if found is None or found.decorator_list or found.args.vararg or found.args.kwarg \
-                    or found.args.posonlyargs or self_parameter(found) is None:
-                return None
-            return found
+            return current.construct  # (kept by the summary: another module's tree is not parsed again)
     return None
 
 
-def _binding_problem(construct: ast.FunctionDef, call: ast.Call) -> Optional[str]:
-    """What Python's binding of the call's arguments to `construct` rejects, or None."""
-    arguments = construct.args
-    positional: List[str] = [arg.arg for arg in arguments.args[1:]]  # after `self`
-    keyword_only = [arg.arg for arg in arguments.kwonlyargs]
-    if len(call.args) > len(positional):
-        return f"{len(call.args)} positional arguments (it takes {len(positional)})"
-    unknown = [k.arg for k in call.keywords if k.arg not in positional and k.arg not in keyword_only]
-    if unknown:
-        return "the keyword" + "s" * (len(unknown) > 1) + " " + ", ".join(f"`{name}`" for name in unknown)
-    given = set(positional[:len(call.args)]) | {k.arg for k in call.keywords}
-    required = positional[:len(positional) - len(arguments.defaults)]
-    required += [arg.arg for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is None]
-    missing = [name for name in required if name not in given]
-    if missing:
-        return "no value for " + ", ".join(f"`{name}`" for name in missing)
-    return None
-
-
-def _signature(construct: ast.FunctionDef) -> str:
-    return "(" + ", ".join(arg.arg for arg in construct.args.args[1:]) + ")"
+def _signature(construct: Signature) -> str:
+    return "(" + ", ".join(construct.positional) + ")"
 
 
 def _shown(ctx, call: ast.Call) -> str:
