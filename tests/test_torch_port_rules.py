@@ -246,8 +246,9 @@ def test_msl062_values_reaching_a_name_decide_between_drop_rate_and_keep_probabi
 def test_msl006_weight_free_layers_built_in_graph_code_are_warnings():
     """nn.Norm and nn.Range carry no weights and no training mode: built in construct they compute the right
     result every call (the MSL006 oracle test measures it), only rebuilt at each compile; nn.PSNR has no weights
-    and nn.SSIM only its fixed Gaussian window (graph mode gives the values of the layers built outside, measured).
-    A Dense is an error."""
+    and nn.SSIM only its fixed Gaussian window (graph mode gives the values of the layers built outside, measured);
+    nn.ReduceLogSumExp holds nothing either (mindsponge's metrics, issue 19's thirteenth sample). A Dense is an
+    error."""
     linter = Linter(Settings(select=("MSL006",)))
     source = textwrap.dedent('''
         from mindspore import nn
@@ -259,11 +260,13 @@ def test_msl006_weight_free_layers_built_in_graph_code_are_warnings():
                 x = nn.Conv2d(4, 4, 1, weight_init="ones")(x)
                 x = nn.Conv2d(4, 4, 1, weight_init="normal")(x)
                 x = x + nn.PSNR()(x, x) + nn.SSIM()(x, x)
+                x = x + nn.ReduceLogSumExp(-1, False)(x)
                 return nn.Dense(4, 4)(x)
         ''')
     found = linter.lint_source(SourceFile(path="net.py", text=source, module_name="net")).diagnostics
     assert [(d.row, d.severity) for d in found] == [(6, "warning"), (7, "warning"), (8, "warning"), (9, "error"),
-                                                    (10, "warning"), (10, "warning"), (11, "error")]
+                                                    (10, "warning"), (10, "warning"), (11, "warning"),
+                                                    (12, "error")]
 
 
 def test_msl034_a_training_wrapper_keeping_its_networks_parameters_is_a_warning():

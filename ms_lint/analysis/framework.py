@@ -29,6 +29,11 @@ JIT_DECORATORS = frozenset(
     {"mindspore.jit", "mindspore.common.api.jit", "mindspore.common.jit", "mindspore.ms_function",
      "mindspore.common.api.ms_function"}
 )
+# A function these decorate runs in Python while its caller compiles, on constant arguments: host code.
+COMPILE_TIME_DECORATORS = frozenset(
+    {"mindspore.ops.constexpr", "mindspore.ops.primitive.constexpr", "mindspore.ops._primexpr",
+     "mindspore.ops.primitive._primexpr"}
+)
 PARAMETER_CLASSES = frozenset(
     {"mindspore.Parameter", "mindspore.common.Parameter", "mindspore.common.parameter.Parameter",
      "mindtorch.torch.nn.Parameter", "mindtorch.torch.nn.parameter.Parameter"}
@@ -43,7 +48,8 @@ _TENSOR_OP_PACKAGES = ("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.", 
 _NON_TENSOR_OPS = frozenset(
     {"shape", "Shape", "rank", "Rank", "dtype", "DType", "is_tensor", "typeof", "dyn_shape", "is_floating_point",
      "numel", "size", "Size", "get_rank", "get_group_size", "get_world_size", "get_local_rank",
-     "ScalarCast", "scalar_cast"}  # a Python number cast to another number type
+     "ScalarCast", "scalar_cast",  # a Python number cast to another number type
+     "tuple_len", "list_len"}  # a sequence's length
 )
 HOST_NUMERIC_PACKAGES = ("numpy", "scipy")
 # NumPy functions that build an array from shapes or Python values.
@@ -231,7 +237,11 @@ STATELESS_LAYERS = frozenset("""
     CTCLoss Norm Range OneHot ClipByNorm Moments Tril Triu MatrixDiag PSNR SSIM MSSSIM
     MatMul MatDet MatInverse MatrixDiagPart MatrixSetDiag SparseTensorDenseMatmul SparseToDense DiGamma IGamma LBeta
     LGamma ImageGradients LRN LogSoftmaxExt MaxPool2dExt RReLU SeLU L1LossExt MAELoss RMSELoss DiceLoss
-    MultiClassDiceLoss FocalLoss HingeEmbeddingLoss TripletMarginWithDistanceLoss""".split())
+    MultiClassDiceLoss FocalLoss HingeEmbeddingLoss TripletMarginWithDistanceLoss
+    ReduceLogSumExp AdaptiveMaxPool3d AvgPool1dExt AvgPool2dExt AvgPool3dExt CentralCrop ChannelShuffle L1Regularizer
+    LPPool1d LPPool2d MaxUnpool1d MaxUnpool2d MaxUnpool3d ReflectionPad3d Roll Threshold""".split())
+# (the second group: the nn Cells of 2.10 that, built with simple arguments, hold no Parameter and no sub-Cell and
+# draw nothing (measured; FractionalMaxPool and SampledSoftmaxLoss draw samples: left out))
 
 
 def repeated_parameter_name(created: ast.expr, qualname: Callable[[ast.expr], Optional[str]]) -> Optional[str]:

@@ -432,7 +432,7 @@ class GraphScope:
 
     def _call_target(self, func, cls, self_arg, owner, top_level, locals_):
         if isinstance(func, ast.Name):
-            if func.id in top_level and func.id not in locals_:
+            if func.id in top_level and func.id not in locals_ and not self._runs_at_compile_time(top_level[func.id]):
                 return top_level[func.id], None
             return None
         if not isinstance(func, ast.Attribute):
@@ -483,6 +483,13 @@ class GraphScope:
             return None
         strict = call is not None and _fullgraph(call)
         return Entry(self._function_name(function), "jit", strict=strict, lax=not strict)
+
+    def _runs_at_compile_time(self, function: FunctionNode) -> bool:
+        """Is the def a `@constexpr` (or `_primexpr`) function: called from graph code, it runs in Python on the
+        call's constant arguments while the graph compiles (mindspore_gs's `generate_tensor` reads `.asnumpy()`
+        there, issue 19's thirteenth sample)?"""
+        return any(self.imports.qualname(d.func if isinstance(d, ast.Call) else d)
+                   in framework.COMPILE_TIME_DECORATORS for d in getattr(function, "decorator_list", ()))
 
     def _is_jit(self, expr: ast.expr) -> bool:
         return self.imports.qualname(expr) in framework.JIT_DECORATORS

@@ -20,7 +20,7 @@ from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
 from ms_lint.analysis.python_numbers import metadata_functions
-from ms_lint.analysis.registrations import is_name, note_registering_call
+from ms_lint.analysis.registrations import assigned_targets, is_name, note_registering_call
 from ms_lint.analysis.signatures import Signature, method_signature
 from ms_lint.analysis.walk import self_parameter, spelled_name
 from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, read_bytes, walk
@@ -118,7 +118,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
         elif isinstance(stmt, ast.ClassDef):
             attributes.add(stmt.name)  # a nested class is a class attribute too
         else:
-            for target in _assigned_targets(stmt):
+            for target in assigned_targets(stmt):
                 if isinstance(target, ast.Name):
                     attributes.add(target.id)
     for method in node.body:
@@ -132,7 +132,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                 value = getattr(sub, "value", None)
                 # what `self.x = f(...)` calls, resolved once (it was three times: Parameter, metadata, built)
                 called: Any = _UNRESOLVED
-                for target in _assigned_targets(sub):
+                for target in assigned_targets(sub):
                     if target.__class__ is not ast.Attribute or not is_name(target.value, self_name):
                         continue  # only `self.<attr> = ...`
                     attr = target.attr
@@ -144,6 +144,9 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                             parameters.add(attr)
                         elif framework.returns_metadata(called):
                             metadata.add(attr)
+                    elif value.__class__ is ast.Attribute and value.attr[:1].islower() \
+                            and framework.returns_metadata(imports.qualname(value)):
+                        metadata.add(attr)  # `self.tuple_len = ops.tuple_len`: the function itself
                     for call in _calls_in(value):
                         qualname = called if call is value else imports.qualname(call.func)
                         if qualname:
@@ -213,25 +216,6 @@ def _calls_in(value: Optional[ast.expr]):
             stack.append(node.elt)
         elif isinstance(node, ast.IfExp):
             stack.extend((node.body, node.orelse))
-
-
-def _assigned_targets(stmt: ast.AST) -> List[ast.expr]:
-    if isinstance(stmt, ast.Assign):
-        targets = list(stmt.targets)
-    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
-        targets = [stmt.target]
-    else:
-        return []
-    flat = []
-    while targets:
-        target = targets.pop()
-        if isinstance(target, (ast.Tuple, ast.List)):
-            targets.extend(target.elts)
-        elif isinstance(target, ast.Starred):
-            targets.append(target.value)
-        else:
-            flat.append(target)
-    return flat
 
 
 _UNRESOLVED = object()  # see summarize_class

@@ -1,10 +1,10 @@
 """How a Cell gains attributes by a name given as a value: `setattr(self, name, v)`, `self.__setattr__`,
 `insert_child_to_cell(name, cell)` and the other registering methods. The class summaries (project.py) record the
-names that are literals, and the literal prefix of computed ones."""
+names that are literals, and the literal prefix of computed ones; and the targets a plain assignment binds."""
 from __future__ import annotations
 
 import ast
-from typing import Set, Union
+from typing import List, Set, Union
 
 # Methods through which a Cell gains attributes by name (registered children, parameters, buffers).
 _REGISTERING_CALLS = frozenset(
@@ -82,3 +82,23 @@ def _setattr_target(call: ast.Call, self_name: str):
 
 def is_name(expr: ast.AST, name: str) -> bool:
     return isinstance(expr, ast.Name) and expr.id == name
+
+
+def assigned_targets(stmt: ast.AST) -> List[ast.expr]:
+    """The targets an assignment binds, tuples and starred names unpacked (`a, (b, *c) = ...`)."""
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        targets = [stmt.target]
+    else:
+        return []
+    flat = []
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+        else:
+            flat.append(target)
+    return flat
