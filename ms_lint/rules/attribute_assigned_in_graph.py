@@ -4,6 +4,7 @@ import ast
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import flatten_targets
+from ms_lint.analysis.walk import spelled_name
 from ms_lint.rule import Rule
 
 # Framework bases that hold no Parameter of their own.
@@ -23,6 +24,8 @@ _LEVEL_NOTES = {
               "member attribute of a class with self.{attribute}, the member attribute must be of the Parameter "
               "type`)",
 }
+# `self.x = assign(self.x, v)`: the op writes `v` into `self.x` in place (its input must be a Parameter) and returns it
+_IN_PLACE_UPDATES = frozenset({"assign", "assign_add", "assign_sub", "assignadd", "assignsub"})
 
 
 class AttributeAssignedInGraph(Rule):
@@ -104,7 +107,8 @@ class AttributeAssignedInGraph(Rule):
 
     def _check(self, ctx, statement, targets):
         flat = list(flatten_targets(targets))
-        attributes = [a.attr for a in flat if self._is_plain_attribute(ctx, a)]
+        attributes = [a.attr for a in flat if self._is_plain_attribute(ctx, a)
+                      and not _updated_in_place(getattr(statement, "value", None), a.attr)]
         if attributes:  # one finding per statement, naming every attribute it assigns
             yield self.report(ctx, statement, attribute="`, `self.".join(attributes),
                               level_note=_LEVEL_NOTES[ctx.graph.level_of(statement)].format(attribute=attributes[0]))
@@ -142,3 +146,13 @@ class AttributeAssignedInGraph(Rule):
         # an unresolvable base or a MindSpore layer (nn.Dense...) may hold it as a Parameter
         return all(base in _PLAIN_BASES or ctx.graph.index.class_kind(base) is None
                    for base in ctx.graph.external_bases(owner))
+
+
+def _updated_in_place(value, attribute: str) -> bool:
+    """Is the value an in-place update of `self.<attribute>` by an Assign op (mindarmour's
+    `self._norm_bound = self._assign(self._norm_bound, next_norm_bound)`, issue 19's thirteenth sample)?"""
+    if not isinstance(value, ast.Call) or not value.args:
+        return False
+    first = value.args[0]
+    return isinstance(first, ast.Attribute) and first.attr == attribute and isinstance(first.value, ast.Name) \
+        and (spelled_name(value.func) or "").lower().lstrip("_") in _IN_PLACE_UPDATES
