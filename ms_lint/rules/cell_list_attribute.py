@@ -5,7 +5,7 @@ from typing import Any, List, Optional, Set
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.framework import STATELESS_LAYERS
-from ms_lint.analysis.walk import enclosing_function, self_parameter
+from ms_lint.analysis.walk import enclosing_function, self_parameter, spelled_name
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 from ms_lint.rules._cells import holder_only, holds_no_state
@@ -227,9 +227,9 @@ class CellListAttribute(Rule):
                     unregistered.discard(node.args[-1].id)
                     if not unregistered:
                         return True
-                if name in framework.CELL_CONTAINERS and any(
-                        _mentions(a, attribute, local) for a in node.args):
-                    return True
+                if (name in framework.CELL_CONTAINERS or name == "__init__" and _initialises_container_base(
+                        class_node, func)) and any(_mentions(a, attribute, local) for a in node.args):
+                    return True  # (mindchemistry's `FullyConnectedNet(nn.SequentialCell)`: `super().__init__(self.x)`)
             elif isinstance(node, (ast.For, ast.comprehension)) and (
                     _mentions(node.iter, attribute, local) or (isinstance(node, ast.For) and any(
                         _mentions(stmt, attribute, local) for stmt in node.body))):
@@ -404,10 +404,22 @@ _CONTAINER_FORMS = frozenset({ast.List, ast.Tuple, ast.ListComp, ast.GeneratorEx
 
 def _only_stateless_layers(ctx, value: ast.expr) -> bool:
     """A literal or comprehension whose every element builds a MindSpore layer without weights or a training mode
-    (`(nn.ReLU(), nn.ReLU())`): nothing to register, and it compiles and computes the same as a CellList
-    (measured). Anything else (a project Cell, Dropout, a list filled elsewhere) may hold state."""
+    (`(nn.ReLU(), nn.ReLU())`), or a project Cell without weights (mindflow's `TransformCell`s, holding constant
+    tensors): nothing to register, and it compiles and computes the same as a CellList (measured). Anything else
+    (Dropout, a list filled elsewhere) may hold state."""
     layers = _literal_layers(ctx, value)
-    return bool(layers) and all(layer in STATELESS_LAYERS for layer in layers)
+    if layers and all(layer in STATELESS_LAYERS for layer in layers):
+        return True
+    elements = _container_elements(value)
+    return bool(elements) and all(isinstance(e, ast.Call) and _builds_stateless_cell(ctx, e) for e in elements)
+
+
+def _initialises_container_base(class_node: ast.ClassDef, func: ast.expr) -> bool:
+    """Is `func` the `super().__init__` of a class deriving from a Cell container (`nn.SequentialCell`), which
+    registers the Cells it is given?"""
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
+        and getattr(func.value.func, "id", None) == "super" \
+        and any(spelled_name(base) in framework.CELL_CONTAINERS for base in class_node.bases)
 
 
 def _filled_only_with_stateless_layers(ctx, value: ast.expr, class_node: ast.ClassDef, attribute: str) -> bool:
