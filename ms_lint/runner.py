@@ -102,7 +102,8 @@ class Cache:
 def context_stamp(context: CompileContext) -> str:
     """The compile context a file was linted under, as the cache compares it (stable across processes)."""
     return json.dumps([context.syntax_level, context.target, context.level_source, context.target_source,
-                       sorted(context.flags), context.pynative_source, context.graph_only_source])
+                       sorted(context.flags), context.pynative_source, context.graph_only_source,
+                       sorted(context.replaced_api)])
 
 
 def _ignore_all(directory: str) -> None:

@@ -22,7 +22,7 @@ from itertools import islice
 from typing import Any, Callable, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ms_lint import store
-from ms_lint.analysis import run_mode
+from ms_lint.analysis import replaced_api, run_mode
 from ms_lint.analysis.per_project import Keep, PerProject, read_each
 from ms_lint.analysis.walk import spelled_name
 from ms_lint.source import SourceError, decode, parse, walk
@@ -59,6 +59,8 @@ class CompileContext:
     target_source: Optional[Tuple[str, int]] = None
     # attribute names some code sets on Cells with `add_flags(name=...)` / `add_flags_recursive(name=...)`
     flags: FrozenSet[str] = frozenset()
+    # MindSpore names the project replaces with its own when imported (`replaced_api`: `mindspore.ops.zeros`)
+    replaced_api: FrozenSet[str] = frozenset()
     # where the project shows it runs its Cells in PyNative and never compiles them (`run_mode.of_project`)
     pynative_source: Optional["run_mode.Evidence"] = None
     # where it selects GRAPH_MODE, when it never selects another mode (`run_mode.of_project`)
@@ -153,10 +155,12 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> CompileContext:
     level = target = None
     level_source = target_source = None
     flags: Set[str] = set()
+    replaced: Set[str] = set()
     # a test that compiles under STRICT says nothing about how the project runs (tests count towards the limit)
     for path, data in read_each((path for path in islice(files, _MAX_FILES) if not _is_test_file(path)), _MAX_FILES):
         if b"add_flags" in data:
             flags.update(flag_names(data.decode("utf-8", errors="replace")))
+        replaced |= replaced_api.names_replaced(path, data, keep)
         if not any(needle.encode() in data for needle in _NEEDLES) or not _MAY_SET.search(data):
             continue
         found_facts = _stored_facts(path, data, keep)
@@ -169,7 +173,7 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> CompileContext:
         for found, row in targets:
             if target is None:
                 target, target_source = found, (path, row)
-    return CompileContext(level, target, level_source, target_source, frozenset(flags))
+    return CompileContext(level, target, level_source, target_source, frozenset(flags), frozenset(replaced))
 
 
 # Where the scan keeps what each file it parses sets, by content: a run from the cache lints nothing, but its

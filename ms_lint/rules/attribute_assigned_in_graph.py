@@ -35,7 +35,9 @@ class AttributeAssignedInGraph(Rule):
     not a `Parameter` of the Cell: caches, counters and flags kept on the Cell between calls, as is common in
     code ported from PyTorch.
 
-    The rule stays silent when `<name>` is a `Parameter` (assigning one in graph code updates it, measured) and
+    The rule stays silent when `<name>` is a `Parameter` (assigning one in graph code updates it, measured), when
+    the value is an `Assign` op's update of the attribute itself (`self.x = self.assign(self.x, v)`: its input is
+    a Parameter, updated in place; mindarmour's DP training step, whose bound its caller passes in), and
     when a base class cannot be resolved or is a MindSpore layer such as `nn.Dense` (it may hold `<name>` as a
     Parameter).
 

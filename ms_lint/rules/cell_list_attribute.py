@@ -20,8 +20,9 @@ class CellListAttribute(Rule):
     Finds a plain Python list, tuple or dict of Cells stored on `self` in a Cell's methods: a literal, a
     comprehension, a local list filled by an `append` loop and assigned later, or `self.x = []` filled with
     `self.x.append(...)`. A literal or comprehension of MindSpore layers without weights or a training mode
-    (`(nn.ReLU(), nn.ReLU())`, pooling, padding) is not reported: there is nothing to register, and it compiles
-    and computes as a `CellList` would (measured, LAX, STRICT and PyNative). `nn.Dropout` has a training mode
+    (`(nn.ReLU(), nn.ReLU())`, pooling, padding), or of project Cells that hold no Parameter and build only such
+    layers (mindflow's spectral `TransformCell`s, constant matrices), is not reported: there is nothing to
+    register, and it compiles and computes as a `CellList` would (measured, LAX, STRICT and PyNative). `nn.Dropout` has a training mode
     that `set_train` cannot reach in a plain list: reported (measured: after `set_train(True)` a Dropout held in
     a list drops nothing, in GRAPH_MODE and PyNative; in a `CellList` it drops half at `p=0.5`). Nor is a list
     whose Cells a loop also adds to a Cell container of the class (F-Conv's `Loss` keeps a dict per loss in
@@ -36,7 +37,9 @@ class CellListAttribute(Rule):
     `ValueError: For 'Optimizer', the argument parameters must not be empty`). `nn.CellList` registers them as
     `layers.0.weight`... and they train.
 
-    Lists kept in a local, lists later wrapped (`self.x = nn.CellList(self.x)`, `nn.SequentialCell(*self.x)`)
+    Lists kept in a local, lists later wrapped (`self.x = nn.CellList(self.x)`, `nn.SequentialCell(*self.x)`,
+    or `super().__init__(self.x)` in a class derived from `nn.SequentialCell`, as mindchemistry's
+    `FullyConnectedNet` does)
     and Cells registered with `insert_child_to_cell`, `setattr(self, name, cell)` or
     `exec("self.layer_" + str(i) + "= self.layers[" + str(i) + "]")` are fine and not reported; so is a local
     list filled only with weight-free layers (comprehensions, `extend`, `+`), and a list held by a Cell that is
@@ -410,7 +413,7 @@ def _only_stateless_layers(ctx, value: ast.expr) -> bool:
     layers = _literal_layers(ctx, value)
     if layers and all(layer in STATELESS_LAYERS for layer in layers):
         return True
-    elements = _container_elements(value)
+    elements = _container_elements(value) or []
     return bool(elements) and all(isinstance(e, ast.Call) and _builds_stateless_cell(ctx, e) for e in elements)
 
 

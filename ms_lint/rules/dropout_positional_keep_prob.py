@@ -25,7 +25,9 @@ class DropoutPositionalKeepProb(Rule):
     `nn.Dropout(0.7)` meant to zero 70 % (WS-VAD, issue 19's third sample); and where every value is 0.5
     (`dropout_ratio = 0.5`): keeping or zeroing half is the same. And a warning, without a fix, for a literal
     `p=` above 0.5 (`nn.Dropout(p=0.9)` zeroes 90 %, measured): the keep probability of older MindSpore code
-    carried into `p` (a community SegFormer head ported with `p=0.9` for PyTorch's dropout of 0.1).
+    carried into `p` (a community SegFormer head ported with `p=0.9` for PyTorch's dropout of 0.1). Not
+    reported where the project replaces `nn.Dropout` with its own class when imported (MindNLP 0.3's
+    `nn.Dropout = CustomDropout`, which takes PyTorch's `p`).
 
     ## Why it matters in graph mode
     In MindSpore 2.10 the first parameter of `nn.Dropout` is still `keep_prob`, the probability of **keeping** an
@@ -75,7 +77,9 @@ class DropoutPositionalKeepProb(Rule):
     def visit_call(self, node: ast.Call, ctx):
         if ctx.names.last_name(node.func) not in ("Dropout", None) or not (node.args or node.keywords):
             return
-        if framework.mindspore_layer(ctx.names.qualname(node.func)) != "Dropout" or ctx.graph.version_guarded(node):
+        qualname = ctx.names.qualname(node.func)
+        if framework.mindspore_layer(qualname) != "Dropout" or ctx.graph.version_guarded(node) \
+                or qualname in ctx.compile_context.replaced_api:  # (MindNLP's `nn.Dropout = CustomDropout`)
             return
         keyword = next((k for k in node.keywords if k.arg == "keep_prob"), None)
         value = node.args[0] if node.args else (keyword.value if keyword else None)

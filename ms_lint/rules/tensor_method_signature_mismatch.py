@@ -34,7 +34,8 @@ class TensorMethodSignatureMismatch(Rule):
     The receiver must be a MindSpore tensor for certain: in graph code, tensor data by the tensor analysis; in
     host code, a value the module provably builds with MindSpore (a `Tensor`, an `ops`/`mint`/`numpy` result,
     a Parameter). NumPy arrays (`a.repeat(2, axis=0)` is right there), modules that import MindTorch (its
-    tensors take PyTorch's arguments) and calls with `**kwargs` are not reported.
+    tensors take PyTorch's arguments), calls with `**kwargs` and methods the project replaces with its own when
+    imported (MindNLP 0.3's `Tensor.repeat = _repeat`) are not reported.
 
     ## Why it matters in graph mode
     Each call fails wherever it runs: measured on MindSpore 2.10, `x.squeeze(dim=1)` raises `TypeError:
@@ -94,6 +95,8 @@ class TensorMethodSignatureMismatch(Rule):
         if method not in mindspore_tensor.METHODS:
             return None
         keywords, most_positional = mindspore_tensor.METHODS[method]
+        if f"mindspore.Tensor.{method}" in ctx.compile_context.replaced_api:
+            return None  # the project's own method (MindNLP's `Tensor.repeat = _repeat`), with its own signature
         if method == "repeat" and not node.keywords and len(node.args) == 2 and _axis_literal(node.args[1]):
             return self._old_repeat(ctx, node)
         if not node.keywords and (most_positional is None or len(node.args) <= most_positional):
