@@ -17,16 +17,16 @@ _CELL_ATTRIBUTES = frozenset({"training", "phase", "cells", "construct", "parame
 class CellListAttribute(Rule):
     """
     ## What it does
-    Finds a plain Python list, tuple or dict of Cells stored on `self` in a Cell's methods: a literal, a
-    comprehension, a local list filled by an `append` loop and assigned later, or `self.x = []` filled with
-    `self.x.append(...)`. A literal or comprehension of MindSpore layers without weights or a training mode
-    (`(nn.ReLU(), nn.ReLU())`, pooling, padding), or of project Cells that hold no Parameter and build only such
-    layers (mindflow's spectral `TransformCell`s, constant matrices), is not reported: there is nothing to
-    register, and it compiles and computes as a `CellList` would (measured, LAX, STRICT and PyNative). `nn.Dropout` has a training mode
-    that `set_train` cannot reach in a plain list: reported (measured: after `set_train(True)` a Dropout held in
-    a list drops nothing, in GRAPH_MODE and PyNative; in a `CellList` it drops half at `p=0.5`). Nor is a list
-    whose Cells a loop also adds to a Cell container of the class (F-Conv's `Loss` keeps a dict per loss in
-    `self.loss` and each loss Cell in `self.loss_module = nn.CellList()`): they are registered there.
+    Finds a plain Python list, tuple or dict of Cells stored on `self` in a Cell's methods: a literal, a comprehension,
+    a local list filled by an `append` loop and assigned later, or `self.x = []` filled with `self.x.append(...)`. A
+    literal or comprehension of MindSpore layers without weights or a training mode (`(nn.ReLU(), nn.ReLU())`,
+    pooling, padding), or of project Cells that hold no Parameter and build only such layers (mindflow's spectral
+    `TransformCell`s, constant matrices), is not reported: there is nothing to register, and it compiles and
+    computes as a `CellList` would (measured, LAX, STRICT and PyNative). `nn.Dropout` has a training mode that
+    `set_train` cannot reach in a plain list: reported (measured: after `set_train(True)` a Dropout held in a list
+    drops nothing, in GRAPH_MODE and PyNative; in a `CellList` it drops half at `p=0.5`). Nor is a list whose Cells
+    a loop also adds to a Cell container of the class (F-Conv's `Loss` keeps a dict per loss in `self.loss` and each
+    loss Cell in `self.loss_module = nn.CellList()`): they are registered there.
 
     ## Why it matters in graph mode
     MindSpore registers sub-Cells only through attributes, `nn.CellList`, `nn.SequentialCell` and `nn.CellDict`.

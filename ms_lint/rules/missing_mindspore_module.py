@@ -10,6 +10,8 @@ from ms_lint.rule import Rule
 # Modules of MindSpore 1.x that 2.x folded into their package: `from <package> import <name>` fails as well (the
 # package has no attribute of that name either; the oracle test checks both)
 FOLDED = frozenset({"c_transforms", "py_transforms"})
+# a name of a C extension that 2.10 defines under another name (measured: `TensorPy` is the C++ tensor class)
+_RENAMED = {("mindspore._c_expression", "Tensor"): "TensorPy"}
 # where the API of a missing module lives in 2.10 (the oracle test imports each)
 INSTEAD = {"mindspore.distributed": ("mindspore.communication", "mindspore.mint.distributed"),
            "mindspore.nn.lr_scheduler": ("mindspore.experimental.optim.lr_scheduler",)}
@@ -27,11 +29,13 @@ class MissingMindsporeModule(Rule):
     `from mindspore.dataset.vision import c_transforms`.
 
     The public modules 2.10 has are those of the installed wheel (the CPU wheel CI installs), recorded in
-    `ms_lint/analysis/mindspore_modules.py` by `tools/mindspore_modules.py` (an oracle test keeps them equal),
-    not a hand-written list. Private modules (`mindspore._checkparam`, `mindspore.ops._grad`) are not recorded,
-    so imports of them are never reported. Not reported either: an import inside a `try` whose handler catches
-    the ImportError, or inside that handler (fallbacks for other versions); in a branch that tests the
-    MindSpore version; any import in a project that holds its own `mindspore` package (MindSpore's sources).
+    `ms_lint/analysis/mindspore_modules.py` by `tools/mindspore_modules.py` (an oracle test keeps them equal), not a
+    hand-written list. Private modules (`mindspore._checkparam`, `mindspore.ops._grad`) are not recorded, so imports
+    of them are never reported, except names imported from the wheel's C extensions (`from mindspore._c_expression
+    import Tensor`: MindNLP 0.3's `injection.py`, so `import mindnlp` fails on 2.10, issue 19's thirteenth sample),
+    whose names are recorded too. Not reported either: an import inside a `try` whose handler catches the
+    ImportError, or inside that handler (fallbacks for other versions); in a branch that tests the MindSpore
+    version; any import in a project that holds its own `mindspore` package (MindSpore's sources).
 
     ## Why it matters in graph mode
     The script stops before any Cell is built, in every mode: measured on MindSpore 2.10,
@@ -79,6 +83,10 @@ class MissingMindsporeModule(Rule):
     def visit_import_from(self, node: ast.ImportFrom, ctx):
         if node.level or not node.module or not node.module.startswith("mindspore."):
             return
+        names = mindspore_modules.EXTENSION_NAMES.get(node.module)
+        if names is not None:
+            yield from self._missing_names(ctx, node, names)
+            return
         missing = _first_missing(node.module)
         if missing:
             if not self._excused(node, ctx):
@@ -92,6 +100,18 @@ class MissingMindsporeModule(Rule):
                                   consequence=f"MindSpore {mindspore_modules.VERSION}'s `{node.module}` has no "
                                               f"`{alias.name}` (ImportError when the import runs)",
                                   hint=_folded_hint(node.module))
+
+    def _missing_names(self, ctx, node: ast.ImportFrom, names):
+        """`from mindspore._c_expression import Tensor`: a name the C extension of 2.10 does not define."""
+        module = node.module or ""
+        for alias in node.names:
+            if alias.name != "*" and alias.name not in names and not self._excused(node, ctx):
+                renamed = _RENAMED.get((module, alias.name))
+                yield self.report(ctx, alias if hasattr(alias, "lineno") else node,
+                                  what=f"`from {node.module} import {alias.name}`",
+                                  consequence=f"MindSpore {mindspore_modules.VERSION}'s extension module "
+                                              f"`{node.module}` has no `{alias.name}` (ImportError when the import "
+                                              f"runs)", hint=f"; 2.10 names it `{renamed}`" if renamed else "")
 
     def _report(self, ctx, node: ast.AST, what: str, missing: str):
         parent = missing.rpartition(".")[0]
