@@ -463,3 +463,20 @@ def test_msl076_a_caught_value_error_is_a_warning():
     assert found[3][0] == "error" and "before anything runs" in found[3][1]
     assert found[5][0] == "warning" and "which the `except` at line 6 catches" in found[5][1]
     assert found[9][0] == "error"
+
+
+def test_msl064_leaves_a_module_alone_that_imports_a_shim_adding_the_method():
+    """mindformers' PyNative trainer imports `enable_mindspore_backward_compat`, which adds `Tensor.backward`:
+    `loss.backward(sense)` there is not the PyTorch leftover it is in a plain MindSpore module."""
+    linter = Linter(Settings(select=("MSL064",)))
+    source = textwrap.dedent('''
+        import mindspore as ms
+        from hyper_parallel.autograd_compat import enable_mindspore_backward_compat
+
+        def step(compute_loss, sense):
+            loss = compute_loss()
+            loss.backward(sense)
+            return loss.cpu()
+        ''')
+    found = linter.lint_source(SourceFile(path="trainer.py", text=source, module_name="trainer")).diagnostics
+    assert [(d.row, d.code) for d in found] == [(8, "MSL064")]

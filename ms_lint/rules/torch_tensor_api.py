@@ -104,8 +104,12 @@ class TorchTensorApi(Rule):
     a NumPy array (`size` an int) and a PIL image (`size` a tuple) all raise TypeError there (MC-GRA's
     `edge_index.size(1)` in a plain helper, issue 19's tenth sample; mindone's `t_output.size(0)` in
     `diffusers/hooks/faster_cache.py`). The same holds for `opt.zero_grad()` there: no MindSpore optimizer or
-    Cell has it (ADC-MADDPG's optimizers unpacked from `zip`, the eleventh sample), and for `optim.step()` on a
-    receiver named for an optimizer (DOE's `self.proxy_optim.step()`, the twelfth).
+    Cell has it (ADC-MADDPG's optimizers unpacked from `zip`, the eleventh sample), for `optim.step()` on a
+    receiver named for an optimizer (DOE's `self.proxy_optim.step()`, the twelfth), and for `loss.backward()`,
+    `x.cpu()` and `net.parameters()`, which no MindSpore tensor, NumPy array or Cell has (AGL-SC's training helper,
+    the fourteenth); a module that imports `safetensors.torch` may hold PyTorch tensors, and one that imports a
+    name spelling the method (mindformers' `enable_mindspore_backward_compat`) may have added it: both are left
+    alone.
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
     Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
@@ -169,6 +173,12 @@ class TorchTensorApi(Rule):
         if kind is None and _optimizer_call_in_mindspore_module(ctx, node, func):
             owner = "optimizer or Cell" if method == "zero_grad" else "optimizer"
             advice = framework.TORCH_MODULE_METHODS["zero_grad"] if method == "zero_grad" else OPTIMIZER_METHODS["step"]
+            yield self.report(ctx, node, call=f"{shown_receiver(ctx, func.value)}.{method}()",
+                              where="in a module that imports MindSpore and no PyTorch",
+                              consequence=f"no MindSpore {owner} has `{method}` (AttributeError); {advice}")
+            return
+        if kind is None and method in _TRAINING_CALLS and _training_call_in_mindspore_module(ctx, node, func):
+            owner, advice = _TRAINING_CALLS[method]
             yield self.report(ctx, node, call=f"{shown_receiver(ctx, func.value)}.{method}()",
                               where="in a module that imports MindSpore and no PyTorch",
                               consequence=f"no MindSpore {owner} has `{method}` (AttributeError); {advice}")
@@ -373,6 +383,24 @@ def _optimizer_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute
     return _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, call, func.attr)
 
 
+# PyTorch's training-loop calls no MindSpore tensor, array or Cell has (measured with `hasattr` on 2.10's Tensor,
+# `nn.Dense`, NumPy's ndarray), reported on any receiver of a MindSpore-only module: AGL-SC's `loss.backward()`,
+# `loss.cpu().item()` and `recmodel.parameters()` in a plain training helper (issue 19's fourteenth sample)
+_TRAINING_CALLS = {"backward": ("tensor", "compute gradients with `mindspore.value_and_grad`"),
+                   "cpu": ("tensor, array or Cell", "place work with `mindspore.set_device`"),
+                   "parameters": ("Cell", framework.TORCH_MODULE_METHODS["parameters"])}
+
+
+def _training_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute) -> bool:
+    """`loss.backward()`, `x.cpu()` or `net.parameters()` (`backward` with any arguments, the others with none) in
+    a MindSpore-only module (`_receiver_of_mindspore_module`), not under `if hasattr(x, "<method>")`."""
+    if func.attr != "backward" and (call.args or call.keywords):
+        return False
+    if any(func.attr in name for name in ctx.graph.imports.names):
+        return False  # a shim that adds the method (mindformers' `enable_mindspore_backward_compat`)
+    return _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, call, func.attr)
+
+
 def _receiver_of_mindspore_module(ctx, func: ast.Attribute) -> bool:
     """Is `func` (`x.size`, `opt.zero_grad`) a method of a local, parameter or attribute in a module that imports
     MindSpore and no PyTorch-like package, defines no method of that name, and does not bind `x` to an instance
@@ -395,9 +423,11 @@ def _receiver_of_mindspore_module(ctx, func: ast.Attribute) -> bool:
 def _imports_mindspore_only(ctx, method: str) -> bool:
     """Does the module import MindSpore and no PyTorch-like package, and neither define nor assign `method` (`def
     zero_grad(`, mindone's `self.zero_grad = ...`)?"""
-    imported = {target.partition(".")[0] for target in ctx.graph.imports.names.values()}
+    targets = ctx.graph.imports.names.values()
+    imported = {target.partition(".")[0] for target in targets}
     text = ctx.source.text
     return "mindspore" in imported and not imported & _TORCH_LIKE and not uses_mindtorch(ctx) \
+        and not any(target.startswith("safetensors.torch") for target in targets) \
         and f"def {method}(" not in text and not re.search(rf"\.{method}\s*=[^=]", text)
 
 
