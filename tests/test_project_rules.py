@@ -795,3 +795,35 @@ def test_a_rank_passed_into_a_seed_helper_is_reported_at_the_call_and_the_helper
 def test_flake8_sees_no_caller_of_a_seed_helper_in_another_file(tmp_path):
     write(tmp_path, SEED_HELPER_PROJECT)
     assert flake8(tmp_path, ("MSL054",)) == set()  # one file at a time: neither half alone is a finding
+
+
+def test_msl033_is_silent_on_an_abstract_base_whose_subclass_in_another_module_defines_construct(tmp_path):
+    """minddet's `BaseDetector` (issue 19's fourteenth sample) defines `forward` only; the detectors deriving from
+    it, in other modules, define `construct`. A base no subclass completes is still reported."""
+    write(tmp_path, {
+        "det/__init__.py": "",
+        "det/base.py": """
+            from mindspore import nn
+
+
+            class BaseDetector(nn.Cell):
+                def forward(self, x):
+                    return self.construct(x)
+
+
+            class Unfinished(nn.Cell):
+                def forward(self, x):
+                    return x
+            """,
+        "det/pillars.py": """
+            from .base import BaseDetector
+
+
+            class PointPillars(BaseDetector):
+                def construct(self, x):
+                    return x * 2
+            """,
+    })
+    _, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL033", ".", cwd=tmp_path)
+    assert {(item["filename"].removeprefix("./"), item["location"]["row"]) for item in json.loads(out)} == {
+        ("det/base.py", 9)}, out

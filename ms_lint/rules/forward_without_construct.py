@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ms_lint.analysis import framework
+from ms_lint.analysis import framework, subclasses
 from ms_lint.analysis.walk import self_parameter
 from ms_lint.rule import Fix, Rule
 
@@ -20,8 +20,9 @@ class ForwardWithoutConstruct(Rule):
     calls `forward`.
 
     The rule stays silent when a base class cannot be resolved or is a MindSpore layer other than `nn.Cell`
-    (it may define `construct`), when the class defines `__call__` or `__getattr__`, and when a subclass in
-    the same module defines `construct` (an abstract base).
+    (it may define `construct`), when the class defines `__call__` or `__getattr__`, and when a subclass defines
+    `construct` (an abstract base), in the same module or, for the CLI and pylint, in another linted file
+    (minddet's `BaseDetector`, issue 19's fourteenth sample).
 
     ## Why it matters in graph mode
     `Cell.__call__` runs `construct`; MindSpore never calls `forward`. Measured on MindSpore 2.10 (CPU), at both
@@ -97,7 +98,9 @@ class ForwardWithoutConstruct(Rule):
             if other is not cell and any(s.qualname == cell.summary.qualname for s in mro) and any(
                     "construct" in s.methods | s.attributes for s in mro):
                 return True
-        return False
+        # in another module of the run (minddet's `BaseDetector`, whose detectors define `construct` elsewhere)
+        defined = subclasses.defined_by_subclasses(ctx.graph.index, cell.summary.qualname)
+        return defined is not None and "construct" in defined
 
     @staticmethod
     def _fix(ctx, forward) -> Optional[Fix]:

@@ -62,7 +62,8 @@ class LayerSignatureMismatch(Rule):
     Not reported: calls with `*args` or `**kwargs` (for the checks those hide), classes whose `__init__` takes
     `**kwargs` (for keywords), MindTorch's `torch.nn` (it takes PyTorch's arguments), names of other packages,
     and calls of what the module inspects to adapt to the installed version (`inspect.signature(ops.split)`,
-    `hasattr(nn, "ResizeBilinear")`: a compatibility layer picks the arguments the version takes), nor names
+    `hasattr(nn, "ResizeBilinear")`: a compatibility layer picks the arguments the version takes), nor calls in
+    a branch that tests the version (`if is_old_ms_version(): ops.split(x, output_num=2)`), nor names
     the project replaces with its own when imported (MindNLP 0.3's `ops.zeros = _zeros`, `nn.LayerNorm =
     LayerNorm` in `injection.py`: `analysis/replaced_api.py`).
 
@@ -126,7 +127,8 @@ class LayerSignatureMismatch(Rule):
         findings = list(self._findings(ctx, node, qualname, package, name))
         # asked only of calls with a finding (few): the module's inspections are found by a scan of its calls
         if not findings or _rebound_before(ctx, node) or qualname in _adapted(ctx) \
-                or qualname in ctx.compile_context.replaced_api:  # (the project's own, with its own signature)
+                or qualname in ctx.compile_context.replaced_api \
+                or ctx.graph.version_guarded(node):  # (the old signature under `if is_old_ms_version():`)
             return None  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
         return findings
 
