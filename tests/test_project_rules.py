@@ -798,8 +798,9 @@ def test_flake8_sees_no_caller_of_a_seed_helper_in_another_file(tmp_path):
 
 
 def test_msl033_is_silent_on_an_abstract_base_whose_subclass_in_another_module_defines_construct(tmp_path):
-    """minddet's `BaseDetector` (issue 19's fourteenth sample) defines `forward` only; the detectors deriving from
-    it, in other modules, define `construct`. A base no subclass completes is still reported."""
+    """minddet's `BaseDetector` and `SingleStageDetector` (issue 19's fourteenth sample) define `forward` only; the
+    detector deriving from them, two levels down in another module, defines `construct`. A base no subclass
+    completes is still reported."""
     write(tmp_path, {
         "det/__init__.py": "",
         "det/base.py": """
@@ -815,11 +816,19 @@ def test_msl033_is_silent_on_an_abstract_base_whose_subclass_in_another_module_d
                 def forward(self, x):
                     return x
             """,
-        "det/pillars.py": """
+        "det/single_stage.py": """
             from .base import BaseDetector
 
 
-            class PointPillars(BaseDetector):
+            class SingleStageDetector(BaseDetector):
+                def forward(self, x):
+                    return self.construct(x) + 1
+            """,
+        "det/pillars.py": """
+            from .single_stage import SingleStageDetector
+
+
+            class PointPillars(SingleStageDetector):
                 def construct(self, x):
                     return x * 2
             """,

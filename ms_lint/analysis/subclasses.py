@@ -20,7 +20,8 @@ _answers: "weakref.WeakKeyDictionary[object, Tuple[int, Dict[str, Optional[Froze
 
 def defined_by_subclasses(index, qualname: str) -> Optional[FrozenSet[str]]:
     """The attributes, methods and properties the linted files' subclasses of `qualname` define (through their
-    project bases too), or None when no linted file derives from it (a run of one file, or an unused template)."""
+    project bases too, and their own subclasses, three levels down), or None when no linted file derives from it
+    (a run of one file, or an unused template)."""
     files = index.linted_files()
     known = _answers.get(index)
     if known is None or known[0] != len(files):
@@ -30,10 +31,11 @@ def defined_by_subclasses(index, qualname: str) -> Optional[FrozenSet[str]]:
     return known[1][qualname]
 
 
-def _defined_by_subclasses(index, qualname: str, files: List[str]) -> Optional[FrozenSet[str]]:
+def _defined_by_subclasses(index, qualname: str, files: List[str], depth: int = 0) -> Optional[FrozenSet[str]]:
     name = qualname.rpartition(".")[2].encode()
     defined: set = set()
     found = False
+    subclasses = []
     for path in files:
         if name not in read_bytes(path):
             continue
@@ -43,9 +45,19 @@ def _defined_by_subclasses(index, qualname: str, files: List[str]) -> Optional[F
                 chain = [cls, *_project_bases(index, cls)]
                 if any(_same_class(base, qualname) for current in chain for base in current.bases if base):
                     found = True
+                    subclasses.append(cls.qualname)
                     for current in chain:
                         defined |= current.attributes | current.methods | current.properties
+    # and theirs, which other files derive by the subclass's name (minddet's `PointPillars(SingleStageDetector)`,
+    # `SingleStageDetector(BaseDetector)`: the detector that defines `construct` is two levels down)
+    for subclass in subclasses if depth < _LEVELS else ():
+        below = _defined_by_subclasses(index, subclass, files, depth + 1)
+        if below is not None:
+            defined |= below
     return frozenset(defined) if found else None
+
+
+_LEVELS = 3  # how far down subclasses are followed
 
 
 def _project_bases(index, summary, depth: int = 0):
