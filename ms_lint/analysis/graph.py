@@ -432,7 +432,7 @@ class GraphScope:
 
     def _call_target(self, func, cls, self_arg, owner, top_level, locals_):
         if isinstance(func, ast.Name):
-            if func.id in top_level and func.id not in locals_ and not self._runs_at_compile_time(top_level[func.id]):
+            if func.id in top_level and func.id not in locals_:
                 return top_level[func.id], None
             return None
         if not isinstance(func, ast.Attribute):
@@ -484,12 +484,20 @@ class GraphScope:
         strict = call is not None and _fullgraph(call)
         return Entry(self._function_name(function), "jit", strict=strict, lax=not strict)
 
-    def _runs_at_compile_time(self, function: FunctionNode) -> bool:
-        """Is the def a `@constexpr` (or `_primexpr`) function: called from graph code, it runs in Python on the
-        call's constant arguments while the graph compiles (mindspore_gs's `generate_tensor` reads `.asnumpy()`
-        there, issue 19's thirteenth sample)?"""
-        return any(self.imports.qualname(d.func if isinstance(d, ast.Call) else d)
-                   in framework.COMPILE_TIME_DECORATORS for d in getattr(function, "decorator_list", ()))
+    def at_compile_time(self, node: ast.AST) -> bool:
+        """Is `node` in a `@constexpr` (or `_primexpr`) function? Called from graph code, it runs in Python on the
+        call's constant arguments while the graph compiles: host operations work there (mindspore_gs's
+        `generate_tensor` reads `.asnumpy()`, issue 19's thirteenth sample), and what it draws is frozen into the
+        graph (measured: `np.random.normal` in a `constexpr`, with `reuse_result=False` too, gives the same values
+        at every call)."""
+        function = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else enclosing_function(node)
+        while function is not None:
+            if not isinstance(function, ast.Lambda) and any(
+                    self.imports.qualname(d.func if isinstance(d, ast.Call) else d) in framework.COMPILE_TIME_DECORATORS
+                    for d in function.decorator_list):
+                return True
+            function = enclosing_function(function)
+        return False
 
     def _is_jit(self, expr: ast.expr) -> bool:
         return self.imports.qualname(expr) in framework.JIT_DECORATORS

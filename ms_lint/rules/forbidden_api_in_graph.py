@@ -134,8 +134,8 @@ class ForbiddenApiInGraph(Rule):
 
     def visit_call(self, node: ast.Call, ctx):
         what = self._forbidden(node, ctx)
-        if what is None:
-            return
+        if what is None or ctx.graph.at_compile_time(node):
+            return  # (a `@constexpr` body is Python run while compiling)
         flag = method_flag(node, ctx.graph.call_sites, ctx.tensors.derives)
         when = ""
         if flag is not None:

@@ -89,8 +89,9 @@ class FrozenHostCallInGraph(Rule):
             shown = ctx.text(node)
             if len(shown) > 40 or "\n" in shown:
                 shown = f"{ctx.text(node.func)}(...)"
+            # (in a `@constexpr` body a MindSpore draw is made while compiling too: no fix)
             return [self.report(ctx, node, call=shown, consequence=_consequence(qualname),
-                                fix=self._fix(ctx, node, qualname))]
+                                fix=None if ctx.graph.at_compile_time(node) else self._fix(ctx, node, qualname))]
         return None
 
     def visit_subscript(self, node: ast.Subscript, ctx) -> Optional[List[Diagnostic]]:

@@ -99,8 +99,10 @@ class NumpyInGraph(Rule):
         tensors = ctx.tensors(node)
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if not any(tensors.derives(a) and not _held_array(tensors, a)
-                   and not (tensors.on_host(a) and not _has_host_copy(a)) for a in arguments):
-            return  # no tensor data, or only host data converted earlier (`h = x.asnumpy()`: MSL003's finding)
+                   and not (tensors.on_host(a) and not _has_host_copy(a)) for a in arguments) \
+                or ctx.graph.at_compile_time(node):
+            return  # no tensor data, or only host data converted earlier (`h = x.asnumpy()`: MSL003's finding);
+            # or a `@constexpr` body, Python run while compiling
         shown = ctx.text(node.func)
         function = qualname.rpartition(".")[2]
         if qualname.startswith("numpy.") and function in FAILING_REDUCTIONS and any(

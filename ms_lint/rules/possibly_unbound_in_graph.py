@@ -79,8 +79,9 @@ class PossiblyUnboundInGraph(Rule):
                "`{entry}`: MindSpore rejects the function (`UnboundLocalError: {compiler}.`)")
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
-        if not ctx.graph.is_compiled(node) or not any(isinstance(s, _BRANCHING) for s in all_statements(node.body)):
-            return  # nothing assigns on some paths only
+        if not ctx.graph.is_compiled(node) or not any(isinstance(s, _BRANCHING) for s in all_statements(node.body)) \
+                or ctx.graph.at_compile_time(node):
+            return  # nothing assigns on some paths only; or a `@constexpr` function, Python run while compiling
         # the reads by name are indexed only once a name is assigned on some paths (40 % of the functions never
         # have one); whether the module spells `:=` is searched once per module, not per function
         walrus = ctx.memo((_Flow, ":="), lambda: ":=" in ctx.source.text)

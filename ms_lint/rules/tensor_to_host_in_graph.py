@@ -67,8 +67,8 @@ class TensorToHostInGraph(Rule):
         # `asnumpy` exists only on MindSpore tensors; `numpy`/`tolist` are common names, so ask for tensor data.
         if func.attr != "asnumpy" and not tensors.derives(receiver):
             return
-        if self._feeds_host_numeric_call(ctx, node):
-            return  # MSL001 reports `np.f(x.asnumpy())`
+        if self._feeds_host_numeric_call(ctx, node) or ctx.graph.at_compile_time(node):
+            return  # MSL001 reports `np.f(x.asnumpy())`; a `@constexpr` body is Python run while compiling
         yield self.report(ctx, node, call=f"{ctx.text(func)}()")
 
     @staticmethod
