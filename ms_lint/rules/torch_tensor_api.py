@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import Any, List, Optional
 
@@ -108,8 +109,9 @@ class TorchTensorApi(Rule):
     receiver named for an optimizer (DOE's `self.proxy_optim.step()`, the twelfth), and for `loss.backward()`,
     `x.cpu()` and `net.parameters()`, which no MindSpore tensor, NumPy array or Cell has (AGL-SC's training helper,
     the fourteenth); a module that imports `safetensors.torch` may hold PyTorch tensors, and one that imports a
-    name spelling the method (mindformers' `enable_mindspore_backward_compat`) may have added it: both are left
-    alone.
+    name spelling the method (mindformers' `enable_mindspore_backward_compat`) may have added it, and a converter
+    (the receiver, its function or its file named for torch: mindvision's `update_torch_to_ms(torch_param_dict,
+    ...)`) is handed PyTorch's tensors: these are left alone.
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
     Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
@@ -398,6 +400,10 @@ def _training_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute)
         return False
     if any(func.attr in name for name in ctx.graph.imports.names):
         return False  # a shim that adds the method (mindformers' `enable_mindspore_backward_compat`)
+    function = enclosing_function(call)
+    if "torch" in ctx.text(func.value).lower() or "torch" in getattr(function, "name", "").lower() \
+            or "torch" in os.path.basename(ctx.source.path or "").lower():
+        return False  # a converter handed PyTorch's tensors (mindvision's `update_torch_to_ms(torch_param_dict, ...)`)
     return _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, call, func.attr)
 
 
