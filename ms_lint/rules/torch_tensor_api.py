@@ -110,8 +110,8 @@ class TorchTensorApi(Rule):
     `x.cpu()` and `net.parameters()`, which no MindSpore tensor, NumPy array or Cell has (AGL-SC's training helper,
     the fourteenth); a module that imports `safetensors.torch` may hold PyTorch tensors, and one that imports a
     name spelling the method (mindformers' `enable_mindspore_backward_compat`) may have added it, and a converter
-    (the receiver, its function or its file named for torch: mindvision's `update_torch_to_ms(torch_param_dict,
-    ...)`) is handed PyTorch's tensors: these are left alone.
+    of PyTorch's weights (a receiver named for torch, a function or file named for the conversion: mindvision's
+    `update_torch_to_ms(torch_param_dict, ...)`) is handed PyTorch's tensors: these are left alone.
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
     Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
@@ -393,6 +393,11 @@ _TRAINING_CALLS = {"backward": ("tensor", "compute gradients with `mindspore.val
                    "parameters": ("Cell", framework.TORCH_MODULE_METHODS["parameters"])}
 
 
+# a function or file that converts PyTorch's weights (`update_torch_to_ms`, `convert_torch_to_mindspore`,
+# `torch2ms.py`), not one that kept the PyTorch original's name (`f1_mae_torch`)
+_CONVERTER = re.compile(r"torch\w*?(?:2|_to_)(?:ms|mindspore)|convert\w*torch|torch\w*convert")
+
+
 def _training_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute) -> bool:
     """`loss.backward()`, `x.cpu()` or `net.parameters()` (`backward` with any arguments, the others with none) in
     a MindSpore-only module (`_receiver_of_mindspore_module`), not under `if hasattr(x, "<method>")`."""
@@ -400,9 +405,9 @@ def _training_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute)
         return False
     if any(func.attr in name for name in ctx.graph.imports.names):
         return False  # a shim that adds the method (mindformers' `enable_mindspore_backward_compat`)
-    function = enclosing_function(call)
-    if "torch" in ctx.text(func.value).lower() or "torch" in getattr(function, "name", "").lower() \
-            or "torch" in os.path.basename(ctx.source.path or "").lower():
+    function = getattr(enclosing_function(call), "name", "")
+    if "torch" in ctx.text(func.value).lower() or _CONVERTER.search(function.lower()) \
+            or _CONVERTER.search(os.path.basename(ctx.source.path or "").lower()):
         return False  # a converter handed PyTorch's tensors (mindvision's `update_torch_to_ms(torch_param_dict, ...)`)
     return _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, call, func.attr)
 
