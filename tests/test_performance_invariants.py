@@ -808,7 +808,8 @@ def test_layer_signatures_ask_about_rebinding_and_inspection_only_for_calls_with
             return []
         qualname = ctx.names.qualname(func) or ""
         package, _, name = qualname.rpartition(".")
-        if package not in msl067._PACKAGES or msl067._rebound_before(ctx, call) or qualname in msl067._adapted(ctx):
+        if package not in msl067._PACKAGES or msl067._rebound_before(ctx, call) or qualname in msl067._adapted(ctx) \
+                or qualname in ctx.compile_context.replaced_api or ctx.graph.version_guarded(call):
             return []
         return list(rule._findings(ctx, call, qualname, package, name))
 
