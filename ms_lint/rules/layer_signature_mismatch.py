@@ -128,7 +128,7 @@ class LayerSignatureMismatch(Rule):
         # asked only of calls with a finding (few): the module's inspections are found by a scan of its calls
         if not findings or _rebound_before(ctx, node) or qualname in _adapted(ctx) \
                 or qualname in ctx.compile_context.replaced_api \
-                or ctx.graph.version_guarded(node):  # (the old signature under `if is_old_ms_version():`)
+                or ctx.graph.version_guarded(node):  # `V2() if is_ms_version_2() else nn.ResizeBilinear()`
             return None  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
         return findings
 
@@ -150,9 +150,8 @@ class LayerSignatureMismatch(Rule):
         return found or None
 
     def _findings(self, ctx, node: ast.Call, qualname: str, package: str, name: str) -> Iterator[Diagnostic]:
-        if name not in mindspore_nn.NAMES[package]:
-            if not ctx.graph.version_guarded(node):  # `V2() if is_ms_version_2() else nn.ResizeBilinear()`
-                yield self._missing_name(ctx, node, package, name)
+        if name not in mindspore_nn.NAMES[package]:  # (`visit_call` drops it in a version branch)
+            yield self._missing_name(ctx, node, package, name)
             return
         signature = mindspore_nn.SIGNATURES.get(qualname)
         if signature is None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function, parameter_names
@@ -172,15 +172,9 @@ class TorchTensorApi(Rule):
         where = _ON.get(kind or "")
         if kind is None and method == "size" and _torch_size_in_mindspore_module(ctx, node):
             kind, where = "tensor", "on a tensor or array of a module that imports MindSpore and no PyTorch"
-        if kind is None and _optimizer_call_in_mindspore_module(ctx, node, func):
-            owner = "optimizer or Cell" if method == "zero_grad" else "optimizer"
-            advice = framework.TORCH_MODULE_METHODS["zero_grad"] if method == "zero_grad" else OPTIMIZER_METHODS["step"]
-            yield self.report(ctx, node, call=f"{shown_receiver(ctx, func.value)}.{method}()",
-                              where="in a module that imports MindSpore and no PyTorch",
-                              consequence=f"no MindSpore {owner} has `{method}` (AttributeError); {advice}")
-            return
-        if kind is None and method in _TRAINING_CALLS and _training_call_in_mindspore_module(ctx, node, func):
-            owner, advice = _TRAINING_CALLS[method]
+        lacking = _lacking_in_mindspore_module(ctx, node, func) if kind is None else None
+        if lacking is not None:
+            owner, advice = lacking
             yield self.report(ctx, node, call=f"{shown_receiver(ctx, func.value)}.{method}()",
                               where="in a module that imports MindSpore and no PyTorch",
                               consequence=f"no MindSpore {owner} has `{method}` (AttributeError); {advice}")
@@ -383,6 +377,18 @@ def _optimizer_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute
     if func.attr == "step" and "optim" not in (shown_receiver(ctx, func.value) or "").rpartition(".")[2].lower():
         return False  # (`env.step()`, `scheduler.step()`)
     return _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, call, func.attr)
+
+
+def _lacking_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute) -> Optional[Tuple[str, str]]:
+    """(what lacks the method, what to do instead) for PyTorch's optimizer and training-loop calls on a receiver of
+    a MindSpore-only module; None for the other calls."""
+    method = func.attr
+    if _optimizer_call_in_mindspore_module(ctx, call, func):
+        return ("optimizer or Cell", framework.TORCH_MODULE_METHODS["zero_grad"]) if method == "zero_grad" \
+            else ("optimizer", OPTIMIZER_METHODS["step"])
+    if method in _TRAINING_CALLS and _training_call_in_mindspore_module(ctx, call, func):
+        return _TRAINING_CALLS[method]
+    return None
 
 
 # PyTorch's training-loop calls no MindSpore tensor, array or Cell has (measured with `hasattr` on 2.10's Tensor,
