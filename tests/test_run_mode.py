@@ -621,3 +621,29 @@ def test_msl006_says_what_pynative_does_with_a_layer_built_in_construct(tmp_path
     write(tmp_path, {"src/net.py": INLINE_LAYER, "train.py": SELECTS_GRAPH_MODE})
     severity, text = message()
     assert severity == "error" and "frozen at compile time" in text
+
+
+def test_a_mode_selected_only_by_an_imported_modules_self_test_is_not_the_scripts(tmp_path):
+    """DSAN (issue 19's fourteenth sample): the PyNative `train.py` imports `test` from `eval.py`, whose `run_eval()`
+    selects GRAPH_MODE and is called only in `eval.py`'s own `if __name__ == "__main__":` block."""
+    evaluate = ("import mindspore\nfrom models import Block\n\n\ndef test(net):\n    return net(1)\n\n\n"
+                "def run_eval():\n    mindspore.set_context(mode=mindspore.GRAPH_MODE)\n    test(Block())\n\n\n"
+                "if __name__ == '__main__':\n    run_eval()\n")
+    write(tmp_path, {"README.md": "dsan\n", "models.py": EXAMPLE_MODEL, "eval.py": evaluate,
+                     "train.py": "import mindspore\nfrom models import Block\nfrom eval import test\n\n"
+                                 "if __name__ == '__main__':\n"
+                                 "    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)\n    test(Block())\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    # `eval.py`, run as a script, compiles `models.py` too: the module is reached by both
+    assert severities(tmp_path) == {("models.py", "error")}
+    # ...but a module only `train.py` reaches runs in PyNative, though `train.py` imports `eval.py`
+    write(tmp_path, {"loss.py": EXAMPLE_MODEL.replace("Block", "Loss"),
+                     "train.py": "import mindspore\nfrom loss import Loss\nfrom eval import test\n\n"
+                                 "if __name__ == '__main__':\n"
+                                 "    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)\n    test(Loss())\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models.py", "error"), ("loss.py", "warning")}
+    # a call of `run_eval()` outside the self-test (at module level of the imported file) selects it on import
+    write(tmp_path, {"eval.py": evaluate.replace("if __name__ == '__main__':\n    run_eval()\n", "run_eval()\n")})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models.py", "error"), ("loss.py", "error")}

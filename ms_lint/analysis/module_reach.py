@@ -125,7 +125,9 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
         return Reach(frozenset(compiled), reached_by)
     scripts_compile = bool(compiled)
     for path in compiling:
-        if not project.imported_elsewhere(path):  # (a module: the scripts that import it select what it does)
+        # a module selects a mode for the scripts that import it, unless it runs as a script of its own too
+        # (DSAN's `eval.py`, imported by `train.py` for its `test()`, selects GRAPH_MODE for its self-test)
+        if not project.imported_elsewhere(path) or run_mode.MAIN_GUARD.search(project.text(path)):
             compiled |= project.closure([path])
             scripts_compile = scripts_compile or not _compiles_no_cell(project, path)
     for path in paths:
@@ -234,17 +236,27 @@ class _Project:
         their self-tests). `code` is the text of a program that is not a project file (a notebook's cells)."""
         return [(mode, row, file) for file in sorted(reached, key=lambda file: (file != script, file))
                 for mode, row in self.selections(file, own=file == script)
-                if file == script or self.runs_on_import_or_call(file, row, reached, code)]
+                if file == script or self.runs_on_import_or_call(file, row, reached, code, script)]
 
-    def runs_on_import_or_call(self, path: str, row: int, reached: Set[str], also: bytes = b"") -> bool:
+    def runs_on_import_or_call(self, path: str, row: int, reached: Set[str], also: bytes = b"",
+                               script: Optional[str] = None) -> bool:
         """Does line `row` of the module `path` run when a script reaching `reached` imports it: at module level,
-        or in a function that some reached file calls by name? StepVideo's vendored mindone selects a mode in
-        `init_env(mode)`, which its PyNative scripts never call."""
+        or in a function that some reached file calls by name, outside its self-test unless it is the script?
+        StepVideo's vendored mindone selects a mode in `init_env(mode)`, which its PyNative scripts never call;
+        DSAN's PyNative `train.py` imports `test` from `eval.py`, whose `run_eval()` selects GRAPH_MODE and is
+        called only in `eval.py`'s own `if __name__ == "__main__":` block."""
         function = run_mode.enclosing_def(self.text(path), row)
         if function is None:
             return True
         called = _call_of(function)
-        return any(function in text and called.search(text) for text in (also, *map(self.text, reached)))
+        if also and function in also and called.search(also):
+            return True
+        for file in reached:
+            text = self.text(file)
+            if function in text and any(file == script or not run_mode.in_main_block(
+                    text, text.count(b"\n", 0, match.start()) + 1) for match in called.finditer(text)):
+                return True
+        return False
 
     def called_above(self, path: str, row: int, function: bytes, reached: Set[str]) -> bool:
         """Does the def around line `row` of `path` call `function` above that line, directly or through a function

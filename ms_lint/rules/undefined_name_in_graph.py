@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 import builtins
 import itertools
-from typing import FrozenSet, List, Optional, Set
+from typing import FrozenSet, Iterator, List, Optional, Set
 
 from ms_lint.analysis.folding import method_flag
 from ms_lint.analysis.walk import parameter_names, parent_of
@@ -27,7 +27,11 @@ class UndefinedNameInGraph(Rule):
     ## What it does
     Finds names read in graph-compiled code that nothing in the module defines: no assignment, import, def,
     class or loop anywhere in the file, and no builtin (a `global` statement declares a name, it binds none).
-    A typo (`hiden_states`), a helper that was never imported, a constant left behind by a refactor.
+    A typo (`hiden_states`), a helper that was never imported, a constant left behind by a refactor. Also a
+    name bound only inside another function or a class body, not in the reading function, the defs around it
+    or the module: a port's `nn.Dropout(p=dropout)` in `construct` where `dropout` is a parameter of
+    `__init__` (the value is `self.dropout`). And the base of a Cell class that the module never binds
+    (`class FC(nn.Cell):` with only `from mindspore.nn import Dropout` imported): importing the module fails.
 
     ## Why it matters in graph mode
     Python only looks a name up when the line runs, so PyNative runs a Cell whose missing name sits in a branch
@@ -68,8 +72,7 @@ class UndefinedNameInGraph(Rule):
     name = "undefined-name-in-graph"
     severity = "error"
     scope = "graph"
-    message = ("`{name}` is not defined anywhere in this module, in graph code reached from `{entry}`: {when} "
-               "(`NameError: The name '{name}' is not defined, or not supported in graph mode.`)")
+    message = "{subject}: {when} ({error})"
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
         return self._check(node, ctx)
@@ -83,6 +86,7 @@ class UndefinedNameInGraph(Rule):
     def _check(self, function, ctx):
         if not ctx.graph.is_compiled(function):
             return
+        yield from self._check_bases(function, ctx)
         nearby = _bound_nearby(ctx, function)
         for name in _own_loads(ctx, function):
             if name.id in nearby or name.id in _KNOWN:
@@ -91,14 +95,120 @@ class UndefinedNameInGraph(Rule):
             defined = ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree)))
             if defined is None:
                 return
-            if name.id in defined or _in_annotation(name, function):
+            if _in_annotation(name, function):
                 continue
+            subject = f"`{name.id}` is not defined anywhere in this module"
+            if name.id in defined:
+                if name.id in ctx.memo(_module_names, lambda: _module_names(ctx.tree, ctx.walk.order)) \
+                        or name.id in _enclosing_names(function) or name.id in _bound_in(function):
+                    continue
+                # bound only in another function's scope: CIGF's `Dropout(p=dropout)` in `FC.construct`, where
+                # `dropout` is a parameter of `__init__` (the value is `self.dropout`)
+                subject = f"`{name.id}` is bound only inside {_binding_function(ctx, name.id)}, not where it is read"
             flag = method_flag(name, ctx.graph.call_sites, ctx.tensors.derives)
             when = "2.10 fails to compile the function, even if this line never runs"
             if flag is not None:
                 when = f"compiled only when `self.{flag}` takes this branch as the Cell is compiled, and then it fails"
-            yield self.report(ctx, name, name=name.id, when=when,
+            entry = ctx.graph.entry_of(name)
+            if entry is not None:
+                subject += f", in graph code reached from `{entry.name}`"
+            error = f"`NameError: The name '{name.id}' is not defined, or not supported in graph mode.`"
+            yield self.report(ctx, name, subject=subject, when=when, error=error,
                               severity="warning" if flag is not None else None)
+
+    def _check_bases(self, function, ctx):
+        """The bases of the module-level Cell whose method `function` is, once per class: a base whose name the
+        module never binds (CIGF's `class FC(nn.Cell):` in a module that imports only `from mindspore.nn import
+        Dropout`) makes importing the module fail."""
+        cls = parent_of(function)
+        if not isinstance(cls, ast.ClassDef) or parent_of(cls) is not ctx.tree \
+                or next((item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                         and ctx.graph.is_compiled(item)), None) is not function:
+            return
+        names = ctx.memo(_module_names, lambda: _module_names(ctx.tree, ctx.walk.order))
+        if names is None or ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree))) is None:
+            return  # (`globals()`, `exec`, a module `__getattr__`)
+        for base in cls.bases:
+            root = base
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id not in names and root.id not in _KNOWN:
+                yield self.report(ctx, root, subject=f"`{root.id}` is not defined anywhere in this module, in the "
+                                  f"bases of the Cell `{cls.name}`", when="importing the module fails",
+                                  error=f"`NameError: name '{root.id}' is not defined`", compiled_only=False)
+
+
+def _module_names(tree: ast.Module, order: List[ast.AST]) -> Optional[FrozenSet[str]]:
+    """The names the module's own code binds (its defs, classes, imports and stores outside any def, lambda or
+    class body, through `if`/`try`/`with`/`for` blocks) and those a `global` statement declares, or None when it
+    can bind names a reader cannot see (a star import). `order`: the module's walk."""
+    names: Set[str] = set()
+    stack: List[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            stack.extend(node.decorator_list)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return None
+                names.add((alias.asname or alias.name).partition(".")[0])
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        stack.extend(ast.iter_child_nodes(node))
+    names.update(name for node in order if node.__class__ in (ast.Global, ast.Nonlocal) for name in node.names)
+    return frozenset(names)
+
+
+def _enclosing_names(function) -> Set[str]:
+    """The names the defs and lambdas around `function` bind (a closure reads them; a class body between is
+    skipped, as Python skips it): its own are `_bound_in` it."""
+    names: Set[str] = set()
+    scope = parent_of(function)
+    while scope is not None:
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            names.update(_bound_in(scope))
+        scope = parent_of(scope)
+    return names
+
+
+def _bound_in(scope) -> Iterator[str]:
+    """The names bound anywhere in a def, lambda or statement (its nested scopes too: errs towards silence)."""
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            yield node.id
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope:
+            yield node.name
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield from ((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.arg):
+            yield node.arg
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            yield node.name
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            yield from node.names
+
+
+def _binding_function(ctx, name: str) -> str:
+    """"`__init__` (line 114)" or "the body of class `K`": the first def or class that binds `name`, for the
+    message."""
+    for node in ctx.walk.order:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in _bound_in(node):
+            return f"`{node.name}` (line {node.lineno})"
+        if isinstance(node, ast.ClassDef) and any(name in _bound_in(statement) for statement in node.body
+                                                  if not isinstance(statement, _SCOPES)):
+            return f"the body of class `{node.name}` (line {node.lineno})"
+    return "another scope"
 
 
 def _in_annotation(name: ast.Name, function) -> bool:

@@ -48,3 +48,32 @@ def test_msl027_fires_where_graph_mode_cannot_resolve_a_name(oracle, name, body,
     found = Linter(Settings(select=("MSL027",))).lint_source(
         SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
     assert [d.severity for d in found] == ([severity] if severity else []), [d.message for d in found]
+
+
+PORTED = """
+from mindspore import nn
+
+
+class Ported(nn.Cell):
+    def __init__(self, scale=2.0):
+        super().__init__()
+        self.scale = scale
+
+    def construct(self, x):
+        return x * scale
+"""
+
+
+def test_msl027_a_name_bound_only_in_init_is_undefined_in_construct(oracle):
+    """CIGF (issue 19's fourteenth sample): a parameter of `__init__` read in `construct` (the value is
+    `self.scale`) is no name of `construct`'s scope: NameError in every mode."""
+    x = oracle.tensor([1.0, 2.0])
+    for mode in ("lax", "strict"):
+        outcome = oracle.call(mode, oracle.load(PORTED).Ported(), x)
+        assert outcome.error_type == "NameError" and "'scale' is not defined" in outcome.message, outcome.message
+    outcome = oracle.call("pynative", oracle.load(PORTED).Ported(), x)
+    assert outcome.error_type == "NameError", outcome.message
+    found = Linter(Settings(select=("MSL027",))).lint_source(
+        SourceFile(path="cell.py", text=PORTED, module_name="cell")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(11, "error")], [d.message for d in found]
+    assert "bound only inside `__init__` (line 6)" in found[0].message
