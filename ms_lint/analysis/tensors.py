@@ -502,7 +502,7 @@ class TensorValues:
         if owner is None:
             return False
         for summary in self.graph.mro(owner):
-            if attribute in summary.parameters:
+            if attribute in summary.parameters or attribute in summary.tensors:
                 return True
             if attribute in summary.methods:
                 return False
