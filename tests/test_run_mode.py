@@ -647,3 +647,34 @@ def test_a_mode_selected_only_by_an_imported_modules_self_test_is_not_the_script
     write(tmp_path, {"eval.py": evaluate.replace("if __name__ == '__main__':\n    run_eval()\n", "run_eval()\n")})
     (tmp_path / "pyproject.toml").unlink()
     assert severities(tmp_path) == {("models.py", "error"), ("loss.py", "error")}
+
+
+def test_mode_selections_are_read_from_code_only(tmp_path):
+    """edsr_project (issue 19's fifteenth sample) selects no mode; a docstring copied from MindSpore's BatchNorm
+    holds `>>> ms.set_context(mode=ms.GRAPH_MODE)`. TensorLayerX's backends each define a pass-through
+    `def set_context(**kwargs): return context.set_context(**kwargs)`, and the package selects PyNative itself."""
+    docstring = ('"""A normalization layer.\n\nExamples:\n    >>> import mindspore as ms\n'
+                 '    >>> ms.set_context(mode=ms.GRAPH_MODE)\n"""\nfrom mindspore import nn\n\n'
+                 'from src.net import Net\n')
+    example = ('\n\nclass Norm(nn.Cell):\n    """Use it so:\n\n    ms.set_context(mode=ms.GRAPH_MODE)\n    """\n')
+    write(tmp_path, {"src/net.py": MODEL, "src/norm.py": docstring + example, "train.py": RUNS_IN_PYNATIVE})
+    assert cli(tmp_path, "--no-cache") == LOWERED
+    backend = ("from mindspore import context, nn\n\nfrom src.net import Net\n\n\ndef set_context(**kwargs):\n"
+               "    return context.set_context(**kwargs)\n\n\nclass Resize(nn.Cell):\n    pass\n")
+    (tmp_path / "src" / "norm.py").unlink()
+    write(tmp_path, {"src/net.py": MODEL, "src/backend.py": backend,
+                     "src/load_backend.py": "from mindspore import context\n\n"
+                                            "context.set_context(mode=context.PYNATIVE_MODE)\n",
+                     "train.py": RUNS_IN_PYNATIVE})
+    run_mode.forget_projects()
+    assert cli(tmp_path, "--no-cache") == LOWERED
+    # a caller of the wrapper that selects GRAPH_MODE, or a real selection in code, compiles
+    write(tmp_path, {"train.py": "import mindspore as ms\nfrom src.backend import set_context\n"
+                                 "from src.net import Net\n\nset_context(mode=ms.GRAPH_MODE)\nprint(Net()(1, True))\n"})
+    run_mode.forget_projects()
+    assert cli(tmp_path, "--no-cache") == COMPILED
+    write(tmp_path, {"src/backend.py": backend,
+                     "src/norm.py": "import mindspore as ms\n" + docstring + "ms.set_context(mode=ms.GRAPH_MODE)\n",
+                     "train.py": "import src.norm\n" + textwrap.dedent(RUNS_IN_PYNATIVE)})
+    run_mode.forget_projects()
+    assert cli(tmp_path, "--no-cache") == COMPILED
