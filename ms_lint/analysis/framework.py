@@ -302,4 +302,5 @@ TORCH_MODULE_METHODS = {
     "zero_grad": "MindSpore computes fresh gradients each step: drop it", "children": "use `cells()`",
     "named_children": "use `name_cells()`", "modules": "use `cells_and_names()`",
     "named_modules": "use `cells_and_names()`", "add_module": "use `insert_child_to_cell`",
+    "flatten_parameters": "MindSpore's RNN layers keep their weights in place: drop it",
 }

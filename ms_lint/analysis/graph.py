@@ -184,14 +184,29 @@ class GraphScope:
 
     def version_guarded(self, node: ast.AST) -> bool:
         """Is `node` in a branch of an `if` (or conditional expression) that tests the framework version or a
-        feature (`if is_version_ge(ms.__version__, "1.11.0"):`, `if hasattr(ms, "jit"):`)? Such branches keep
-        compatibility with other MindSpore versions: rules about removed or deprecated APIs stay silent there.
+        feature (`if is_version_ge(ms.__version__, "1.11.0"):`, `if hasattr(ms, "jit"):`), or selects another
+        framework (`other_framework_branch`)? Such branches keep compatibility with other MindSpore versions: rules
+        about removed or deprecated APIs stay silent there.
         Needs the parent links of the engine's walk."""
         child, parent = node, parent_of(node)
         while parent is not None:
             if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test \
                     and self._tests_version(parent.test):
                 return True
+            child, parent = parent, parent_of(parent)
+        return self.other_framework_branch(node)  # (no MindSpore version runs it)
+
+    def other_framework_branch(self, node: ast.AST) -> bool:
+        """Is `node` in the branch a multi-backend module runs for another framework: the body of `if <...>backend
+        == "torch":` (TensorLayerX's `elif tlx.BACKEND == 'torch':`, issue 19's fifteenth sample), or the `else` of
+        `!=`? There the values are that framework's, and MindSpore's rules about missing methods do not apply."""
+        child, parent = node, parent_of(node)
+        while parent is not None:
+            if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+                selected = _backend_selected(parent.test)
+                if selected is not None and (child in (parent.body if isinstance(parent, ast.If) else [parent.body])) \
+                        == selected:
+                    return True
             child, parent = parent, parent_of(parent)
         return False
 
@@ -553,3 +568,23 @@ def _mode_set(node: ast.AST) -> Optional[str]:
             text = value.attr if isinstance(value, ast.Attribute) else getattr(value, "value", None)
             return "pynative" if text in ("PYNATIVE_MODE", 1) else "other"
     return None
+
+
+# Framework names a multi-backend module compares its backend setting with
+OTHER_FRAMEWORKS = frozenset({"torch", "pytorch", "tensorflow", "tf", "paddle", "paddlepaddle", "jittor", "oneflow",
+                              "jax", "mxnet"})
+
+
+def _backend_selected(test: ast.expr) -> Optional[bool]:
+    """For `<x>.BACKEND == "torch"` (a name or attribute spelling "backend", and a framework other than MindSpore):
+    True when the `if` body is that framework's branch, False when its `else` is (`!=`); None for other tests."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant):
+        left, right = right, left
+    name = left.attr if isinstance(left, ast.Attribute) else left.id if isinstance(left, ast.Name) else ""
+    if "backend" not in name.lower() or not isinstance(right, ast.Constant) \
+            or str(right.value).lower() not in OTHER_FRAMEWORKS:
+        return None
+    return isinstance(test.ops[0], ast.Eq)

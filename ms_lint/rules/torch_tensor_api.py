@@ -90,7 +90,8 @@ class TorchTensorApi(Rule):
     object has no attribute 'cuda'`), and `Cell` has no `cuda`/`cpu` (`AttributeError: The 'Dense' object has no
     attribute 'cuda'.`), nor `eval`, `train`, `parameters`, `named_parameters`, `zero_grad`, `children`,
     `named_children`, `modules`, `named_modules`, `add_module` (each measured with `hasattr` on `nn.Dense`:
-    `AttributeError` when called, in every mode). MindSpore's optimizers (`nn.Adam`, `nn.SGD`,
+    `AttributeError` when called, in every mode), and its RNNs (`nn.LSTM`, `nn.GRU`, `nn.RNN`) no
+    `flatten_parameters`. MindSpore's optimizers (`nn.Adam`, `nn.SGD`,
     `nn.AdamWeightDecay`, `mindspore.experimental.optim.Adam`) have no `step`, `zero_grad`, `clear_grad` or
     `clear_gradients`: an optimizer is a Cell called with the gradients. A `Tensor` has no `requires_grad`,
     `is_cuda`, `grad_fn` or `is_leaf` (AttributeError, at compile in graph code); a `Parameter`'s
@@ -107,8 +108,11 @@ class TorchTensorApi(Rule):
     `diffusers/hooks/faster_cache.py`). The same holds for `opt.zero_grad()` there: no MindSpore optimizer or
     Cell has it (ADC-MADDPG's optimizers unpacked from `zip`, the eleventh sample), for `optim.step()` on a
     receiver named for an optimizer (DOE's `self.proxy_optim.step()`, the twelfth), and for `loss.backward()`,
-    `x.cpu()` and `net.parameters()`, which no MindSpore tensor, NumPy array or Cell has (AGL-SC's training helper,
-    the fourteenth); a module that imports `safetensors.torch` may hold PyTorch tensors, and one that imports a
+    `x.cpu()`, `x.cuda()`, `net.parameters()` and `rnn.flatten_parameters()`, which no MindSpore tensor, NumPy
+    array or Cell has (AGL-SC's training helper, the fourteenth; MpTMC's `.cuda()` and xuance's
+    `self.rnn.flatten_parameters()`, the fifteenth); the branch a multi-backend module runs for another framework
+    (TensorLayerX's `elif tlx.BACKEND == 'torch':`) handles that framework's values and is left alone, as are
+    these: a module that imports `safetensors.torch` may hold PyTorch tensors, and one that imports a
     name spelling the method (mindformers' `enable_mindspore_backward_compat`) may have added it, and a converter
     of PyTorch's weights (a receiver named for torch, a function or file named for the conversion: mindvision's
     `update_torch_to_ms(torch_param_dict, ...)`) is handed PyTorch's tensors: these are left alone.
@@ -166,8 +170,8 @@ class TorchTensorApi(Rule):
             return
         # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
         shown = _torch_device(ctx, _device_argument(node)) if method == "to" else None
-        if method == "to" and shown is None:
-            return
+        if method == "to" and shown is None or ctx.graph.other_framework_branch(node):
+            return  # (TensorLayerX's `elif tlx.BACKEND == 'torch':` handles PyTorch's tensors)
         kind = receiver_kind(ctx, func.value, node)
         where = _ON.get(kind or "")
         if kind is None and method == "size" and _torch_size_in_mindspore_module(ctx, node):
@@ -396,6 +400,8 @@ def _lacking_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute) -> Op
 # `loss.cpu().item()` and `recmodel.parameters()` in a plain training helper (issue 19's fourteenth sample)
 _TRAINING_CALLS = {"backward": ("tensor", "compute gradients with `mindspore.value_and_grad`"),
                    "cpu": ("tensor, array or Cell", "place work with `mindspore.set_device`"),
+                   "cuda": ("tensor, array or Cell", "place work with `mindspore.set_device`"),
+                   "flatten_parameters": ("Cell", framework.TORCH_MODULE_METHODS["flatten_parameters"]),
                    "parameters": ("Cell", framework.TORCH_MODULE_METHODS["parameters"])}
 
 

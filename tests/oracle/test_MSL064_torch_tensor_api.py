@@ -98,6 +98,7 @@ def test_host_tensors_and_cells_lack_the_methods():
         assert hasattr(t, present), present
     net = nn.Dense(2, 2)
     assert not hasattr(net, "cuda") and not hasattr(net, "cpu")
+    assert not hasattr(np.ones(2), "cuda") and not hasattr(np.ones(2), "cpu")  # "no tensor, array or Cell"
     with pytest.raises(ValueError, match='Failed to convert the value "cuda"'):
         net.to("cuda")
 
@@ -113,6 +114,8 @@ def test_cells_lack_pytorchs_module_methods_and_have_the_suggested_ones():
     for present in ("set_train", "trainable_params", "get_parameters", "parameters_and_names", "cells",
                     "name_cells", "cells_and_names", "insert_child_to_cell"):
         assert hasattr(net, present), present
+    for rnn in (nn.LSTM(2, 2), nn.GRU(2, 2), nn.RNN(2, 2)):  # xuance's `self.rnn.flatten_parameters()`
+        assert not hasattr(rnn, "flatten_parameters")
     optimizer = nn.Adam(net.trainable_params())
     assert not hasattr(optimizer, "zero_grad") and hasattr(optimizer, "parameters")  # a ParameterTuple
     index = ops.range(0, 4, 1).long()
