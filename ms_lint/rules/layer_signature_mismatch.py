@@ -8,7 +8,7 @@ from ms_lint.analysis.walk import enclosing_function, spelled_name
 from ms_lint.rule import Diagnostic, Edit, Fix, Rule
 from ms_lint.rules._mindspore_values import bound_values
 
-_PACKAGES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops")
+_PACKAGES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops", "mindspore.ops.operations")
 # PyTorch keyword -> MindSpore's name for the same parameter, renamed only where the class takes the new name and
 # not the old one (a MindSpore class with `bias`, `mint.nn.Linear`, keeps it).
 _RENAMES = {"bias": "has_bias", "groups": "group", "eps": "epsilon", "dim": "axis", "in_features": "in_channels",
@@ -39,11 +39,12 @@ _SIGNATURE_NAMES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SI
 class LayerSignatureMismatch(Rule):
     """
     ## What it does
-    Finds calls of `mindspore.nn`, `mindspore.mint.nn` and `mindspore.ops` classes and functions that
-    MindSpore 2.10 cannot make: a name the package does not have (`nn.Sequential`, `nn.ModuleList`,
-    `nn.Parameter`, `nn.ResizeBilinear`, `ops.ResizeBilinear`), a keyword argument the class's `__init__` or the
-    function does not take (PyTorch's `nn.Conv2d(..., bias=False)`, `groups=`, `nn.ReLU(inplace=True)`,
-    `nn.LayerNorm(..., eps=...)`, `nn.Softmax(dim=...)`, `ops.cat(..., dim=0)`; older MindSpore's
+    Finds calls of `mindspore.nn`, `mindspore.mint.nn`, `mindspore.ops` and `mindspore.ops.operations` classes
+    and functions that MindSpore 2.10 cannot make: a name the package does not have (`nn.Sequential`,
+    `nn.ModuleList`, `nn.Parameter`, `nn.ResizeBilinear`, `ops.ResizeBilinear`, `P.LGamma` for `P.Lgamma`), a
+    keyword argument the class's `__init__` or the function does not take (PyTorch's `nn.Conv2d(...,
+    bias=False)`, `groups=`, `nn.ReLU(inplace=True)`, `nn.LayerNorm(..., eps=...)`, `nn.Softmax(dim=...)`,
+    `ops.cat(..., dim=0)`; older MindSpore's
     `ops.interpolate(x, sizes=...)`, `ops.pad(x, paddings=...)`, `ops.split(x, axis=1, output_num=2)`), more
     positional arguments than it takes (`ops.Zeros(2, 3, ms.float32)`: a primitive takes its settings when built
     and its inputs when called), PyTorch's sizes given one by one where the second parameter is the `dtype`

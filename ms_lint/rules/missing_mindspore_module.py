@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ms_lint.analysis import mindspore_modules
+from ms_lint.analysis import framework, mindspore_modules, mindspore_nn
 from ms_lint.analysis.walk import enclosing_handler, inside_handler
 from ms_lint.rule import Rule
 
@@ -26,7 +26,11 @@ class MissingMindsporeModule(Rule):
     `mindspore.dataset.transforms.c_transforms`, `mindspore.nn.probability.dpn`, `mindspore.nn.metrics.accuracy`),
     and PyTorch's module names written under `mindspore` (`import mindspore.distributed as dist`,
     `mindspore.nn.lr_scheduler`). Both `import mindspore.a.b` and `from mindspore.a.b import x` are checked, and
-    `from mindspore.dataset.vision import c_transforms`.
+    `from mindspore.dataset.vision import c_transforms`. So are the names imported from `mindspore`,
+    `mindspore.nn`, `mindspore.mint.nn`, `mindspore.ops` and `mindspore.ops.operations` that neither the package
+    nor its submodules have: a course's PyTorch-style `from mindspore import nn, optim`, `from mindspore.nn import
+    Module`, `from mindspore.ops.operations import LGamma` (2.10 spells it `Lgamma`); the removed `ms_function`
+    and `ms_class` are MSL065's, and a name the project itself binds on the package (`replaced_api`) is left alone.
 
     The public modules 2.10 has are those of the installed wheel (the CPU wheel CI installs), recorded in
     `ms_lint/analysis/mindspore_modules.py` by `tools/mindspore_modules.py` (an oracle test keeps them equal), not a
@@ -81,7 +85,12 @@ class MissingMindsporeModule(Rule):
                                    missing)
 
     def visit_import_from(self, node: ast.ImportFrom, ctx):
-        if node.level or not node.module or not node.module.startswith("mindspore."):
+        if node.level or not node.module or not node.module.startswith("mindspore"):
+            return
+        if node.module == "mindspore":
+            yield from self._absent_names(ctx, node, mindspore_nn.NAMES["mindspore"])
+            return
+        if not node.module.startswith("mindspore."):
             return
         names = mindspore_modules.EXTENSION_NAMES.get(node.module)
         if names is not None:
@@ -92,6 +101,9 @@ class MissingMindsporeModule(Rule):
             if not self._excused(node, ctx):
                 yield self._report(ctx, node, f"`from {node.module} import ...`", missing)
             return
+        if node.module in mindspore_nn.NAMES:
+            yield from self._absent_names(ctx, node, mindspore_nn.NAMES[node.module])
+            return
         for alias in node.names:
             if alias.name in FOLDED and f"{node.module}.{alias.name}" not in mindspore_modules.MODULES \
                     and not self._excused(node, ctx):
@@ -100,6 +112,20 @@ class MissingMindsporeModule(Rule):
                                   consequence=f"MindSpore {mindspore_modules.VERSION}'s `{node.module}` has no "
                                               f"`{alias.name}` (ImportError when the import runs)",
                                   hint=_folded_hint(node.module))
+
+    def _absent_names(self, ctx, node: ast.ImportFrom, names):
+        """`from mindspore import optim`, `from mindspore.ops.operations import LGamma`: a name that neither the
+        package nor its submodules have in 2.10 (the removed `ms_function` and `ms_class` are MSL065's)."""
+        module = node.module or ""
+        for alias in node.names:
+            name = alias.name
+            if name == "*" or name.startswith("_") or name in names or f"{module}.{name}" in mindspore_modules.MODULES \
+                    or module == "mindspore" and name in framework.REMOVED_JIT_API \
+                    or f"{module}.{name}" in ctx.compile_context.replaced_api or self._excused(node, ctx):
+                continue
+            yield self.report(ctx, alias if hasattr(alias, "lineno") else node, what=f"`from {module} import {name}`",
+                              consequence=f"MindSpore {mindspore_modules.VERSION}'s `{module}` has no `{name}` "
+                                          f"(ImportError when the import runs)", hint="")
 
     def _missing_names(self, ctx, node: ast.ImportFrom, names):
         """`from mindspore._c_expression import Tensor`: a name the C extension of 2.10 does not define."""

@@ -3,11 +3,12 @@ from __future__ import annotations
 import ast
 from typing import Any, FrozenSet, Optional, Set
 
+from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import bound_names
 from ms_lint.rule import Edit, Fix, Rule
 
 # Removed names -> their replacements; both live in the `mindspore` namespace.
-REMOVED = {"ms_function": "jit", "ms_class": "jit_class"}
+REMOVED = framework.REMOVED_JIT_API
 _MODULES = frozenset({"mindspore", "mindspore.common", "mindspore.common.api"})
 JIT = frozenset({"mindspore.jit", "mindspore.common.jit", "mindspore.common.api.jit", "mindspore.graph.jit",
                  "mindspore.graph.api.jit"})

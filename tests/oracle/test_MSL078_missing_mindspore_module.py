@@ -36,6 +36,16 @@ STATEMENTS = [
     "from mindspore._c_expression import typing, MSContext, security",
     "from mindspore._c_expression import MpiConfig",
     "from mindspore._c_dataengine import *",
+    # names of the packages themselves (issue 19's fifteenth sample): a 2023 course's `optim`, Ms_cvpr2023's `LGamma`
+    "from mindspore import nn, optim",
+    "from mindspore import Tensor, context, dataset, jit, set_seed, numpy, log",
+    "from mindspore.nn import Module",
+    "from mindspore.nn import Cell, Dense, probability",
+    "from mindspore.ops import LGamma",
+    "from mindspore.ops import operations, composite, functional, constexpr, Primitive, prim_attr_register",
+    "from mindspore.ops.operations import LGamma",
+    "from mindspore.ops.operations import Lgamma, nn_ops, ResizeBilinearV2",
+    "from mindspore.mint.nn import Linear, functional",
 ]
 
 _FOLDED_IMPORTS = [f"from {package} import {name}" for package in ("mindspore.dataset.vision",
