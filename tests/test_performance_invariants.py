@@ -876,7 +876,8 @@ def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
                     assert defined is None or undefined._module_stores(ctx) <= defined
                     expected = scanned_first(ctx, function)
                     reported = [d.message.split("`")[1] for d in rule._check(function, ctx)
-                                if "in the bases of the Cell" not in d.message]  # (`_check_bases`)
+                                if "in the bases of the Cell" not in d.message  # (`_check_bases`)
+                                and "the Cell fails when this line runs" not in d.message]  # (`_check_host_methods`)
                     assert reported == expected
                     found += len(expected)
     assert found > 10

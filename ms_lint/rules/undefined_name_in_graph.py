@@ -16,6 +16,7 @@ _KNOWN = frozenset(dir(builtins)) | _MODULE_ATTRIBUTES
 # Calls through which a module can define names a reader cannot see.
 _DYNAMIC = frozenset({"globals", "vars", "exec", "eval", "__import__", "locals"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_IPYTHON = frozenset({"display", "get_ipython", "In", "Out"})  # what a notebook's kernel defines
 # the node classes `_defined_names` looks at
 _BINDING_CLASSES = frozenset({ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
                               ast.ImportFrom, ast.arg, ast.ExceptHandler, ast.MatchAs, ast.MatchStar,
@@ -32,6 +33,9 @@ class UndefinedNameInGraph(Rule):
     or the module: a port's `nn.Dropout(p=dropout)` in `construct` where `dropout` is a parameter of
     `__init__` (the value is `self.dropout`). And the base of a Cell class that the module never binds
     (`class FC(nn.Cell):` with only `from mindspore.nn import Dropout` imported): importing the module fails.
+    And, in the methods of a Cell that are not compiled (`__init__`, helpers called from Python), a name nothing
+    in the module binds: a half-ported `torch.zeros(...)`, an `ops.Exp()` with no `ops` imported, which fail
+    when the line runs, in every mode.
 
     ## Why it matters in graph mode
     Python only looks a name up when the line runs, so PyNative runs a Cell whose missing name sits in a branch
@@ -136,6 +140,32 @@ class UndefinedNameInGraph(Rule):
                 yield self.report(ctx, root, subject=f"`{root.id}` is not defined anywhere in this module, in the "
                                   f"bases of the Cell `{cls.name}`", when="importing the module fails",
                                   error=f"`NameError: name '{root.id}' is not defined`", compiled_only=False)
+        yield from self._check_host_methods(cls, ctx)
+
+    def _check_host_methods(self, cls: ast.ClassDef, ctx):
+        """The Cell's methods that are not compiled (`__init__`, helpers called from Python): a name nothing in
+        the module binds fails there too, when the line runs (a course's `torch.zeros(...)` in `__init__` of a
+        half-ported model, `ops.Exp()` with no `ops` imported: issue 19's fifteenth sample)."""
+        module_names = ctx.memo(_module_stores, lambda: _module_stores(ctx)) | ctx.graph.imports.names.keys()
+        notebook = (ctx.source.path or "").endswith(".ipynb")
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.graph.is_compiled(method):
+                continue
+            nodes = ctx.walk.nodes_of(method)
+            for name_id, reads in nodes.loads.items():
+                if name_id in _KNOWN or name_id in module_names or name_id in nodes.stores \
+                        or name_id in parameter_names(method) or notebook and name_id in _IPYTHON:
+                    continue  # (most names: the module's imports, `self`, locals)
+                defined = ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree)))
+                if defined is None:
+                    return
+                if name_id in defined:
+                    continue
+                for name in reads:
+                    if not _in_annotation(name, method):
+                        yield self.report(ctx, name, subject=f"`{name_id}` is not defined anywhere in this module, "
+                                          f"in `{cls.name}.{method.name}`", when="the Cell fails when this line runs",
+                                          error=f"`NameError: name '{name_id}' is not defined`", compiled_only=False)
 
 
 def _module_names(tree: ast.Module, order: List[ast.AST]) -> Optional[FrozenSet[str]]:

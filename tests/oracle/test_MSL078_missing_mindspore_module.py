@@ -39,6 +39,7 @@ STATEMENTS = [
     # names of the packages themselves (issue 19's fifteenth sample): a 2023 course's `optim`, Ms_cvpr2023's `LGamma`
     "from mindspore import nn, optim",
     "from mindspore import Tensor, context, dataset, jit, set_seed, numpy, log",
+    "from mindspore import dtype",  # `mindspore.common.dtype`: no module `mindspore.dtype` (mindcv, mindformers)
     "from mindspore.nn import Module",
     "from mindspore.nn import Cell, Dense, probability",
     "from mindspore.ops import LGamma",
