@@ -4,7 +4,7 @@ import ast
 import re
 from typing import Optional
 
-from ms_lint.analysis import framework
+from ms_lint.analysis import framework, mindspore_nn
 from ms_lint.analysis.folding import self_attribute
 from ms_lint.analysis.framework import STATELESS_LAYERS
 from ms_lint.analysis.walk import enclosing_function, parent_of, self_parameter
@@ -60,9 +60,11 @@ class CellCreatedInGraph(Rule):
     A framework layer given tensor data as its settings, `nn.Conv2dTranspose(x, w, stride=2)`, is PyTorch's
     functional form (`F.conv_transpose2d(x, w)`) ported as the layer class: building it fails with a
     `TypeError` in every mode (measured), and the message says so (no fix). A probability distribution built from
-    tensors, `Categorical(self.actor(state))`, works in PyNative and fails to compile in graph mode (measured:
-    "all arguments are required to be constants"): an error of compiled code only, lowered where the project
-    runs in PyNative.
+    tensors, `Categorical(self.actor(state))`, or given a value computed in the function by keyword,
+    `Categorical(probs=actions_prob)`, works in PyNative and fails to compile in graph mode (measured: "all
+    arguments are required to be constants"): an error of compiled code only, lowered where the project runs in
+    PyNative. A class given more positional arguments than its 2.10 `__init__` takes (`nn.Sigmoid(x)`) fails when
+    built: MSL067 reports it, not this rule (whose warning would say it works).
 
     ## Example
     ```python
@@ -112,6 +114,8 @@ class CellCreatedInGraph(Rule):
         return self._findings(node, ctx, qualname)
 
     def _findings(self, node: ast.Call, ctx, qualname: str):
+        if _too_many_arguments(node, qualname):
+            return  # `nn.Sigmoid(x)`: building it fails, which MSL067 reports (not a layer that "works")
         layer = qualname.rpartition(".")[2] if qualname is not None and framework.is_framework(qualname) else ""
         severity, consequence = None, ("its weights are not registered (never trained) and its random "
                                        "initialisation is frozen at compile time")
@@ -141,8 +145,10 @@ class CellCreatedInGraph(Rule):
             severity, consequence = "warning", ("its `weight_init` fixes the weights, so each call computes the "
                                                 "same fixed filter, but it is rebuilt at every compile and never "
                                                 "trained")
-        if layer and any(ctx.tensors(node).derives_locally(argument) for argument in node.args):
-            if qualname.startswith(_WEIGHT_FREE_PACKAGES):  # `Categorical(probs)`: measured, PyNative builds it
+        distribution = qualname.startswith(_WEIGHT_FREE_PACKAGES)
+        if layer and (any(ctx.tensors(node).derives_locally(argument) for argument in node.args)
+                      or distribution and _computed_settings(ctx, node)):
+            if distribution:  # `Categorical(probs)`: measured, PyNative builds it
                 yield self.report(ctx, node, severity="error", cell=ctx.text(node.func), compiled_only=True,
                                   consequence="it is built from tensor data, and graph mode builds a Cell in graph "
                                               "code from constants only (`TypeError` when it compiles; PyNative "
@@ -302,3 +308,25 @@ def _fixed_weights(call: ast.Call, layer: str) -> bool:
     no_bias = isinstance(bias, ast.Constant) and bias.value is False
     # a convolution has no bias unless asked (`has_bias=False` by default); a Dense draws one
     return no_bias or bias_init is not None or (bias is None and layer.startswith("Conv"))
+
+
+def _too_many_arguments(node: ast.Call, qualname: str) -> bool:
+    """More positional arguments than the MindSpore class's `__init__` takes (2.10's signatures)."""
+    signature = mindspore_nn.SIGNATURES.get(qualname)
+    return signature is not None and not signature[3] and not any(isinstance(a, ast.Starred) for a in node.args) \
+        and len(node.args) > len(signature[0])
+
+
+_SETTINGS = frozenset({"dtype", "name", "seed"})
+
+
+def _computed_settings(ctx, node: ast.Call) -> bool:
+    """Does a distribution get a value computed in the function as a setting (`Categorical(probs=actions_prob)`
+    with `actions_prob = self.get_boltzmann_policy(q)`: xuance's MFQ network, issue 19's fifteenth sample)? Graph
+    mode builds one from constants only; a literal, a module constant or an attribute of `self` may be one."""
+    function = enclosing_function(node)
+    for argument in [*node.args, *(k.value for k in node.keywords if k.arg not in _SETTINGS)]:
+        if isinstance(argument, (ast.Call, ast.Subscript, ast.BinOp)) or isinstance(argument, ast.Name) \
+                and function is not None and ctx.names.is_local(function, argument.id):
+            return True
+    return False

@@ -4,6 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ms_lint.engine import Linter
+from ms_lint.settings import Settings
+from ms_lint.source import SourceFile
+
 CELLS = """
 from mindspore import nn
 
@@ -216,6 +220,35 @@ def test_msl006_a_distribution_built_from_tensors_fails_only_once_compiled(oracl
     else:
         assert not outcome.ok and outcome.error_type == "TypeError", outcome.message
         assert "constants" in outcome.message
+
+
+KEYWORD_DISTRIBUTION = """
+from mindspore import nn, ops
+from mindspore.nn.probability.distribution import Categorical
+
+class MeanFieldQ(nn.Cell):
+    def boltzmann(self, q):
+        return ops.softmax(q * 2, axis=-1)
+
+    def construct(self, q):
+        probs = self.boltzmann(q)
+        return Categorical(probs=probs).prob(q.argmax(-1))
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl006_a_distribution_given_computed_probabilities_by_keyword_fails_once_compiled(oracle, mode):
+    """xuance's MFQ network (issue 19's fifteenth sample): `Categorical(probs=actions_prob)`, an error of compiled
+    code (ms_lint's warning said "it works")."""
+    cell = oracle.load(KEYWORD_DISTRIBUTION).MeanFieldQ()
+    outcome = oracle.call(mode, cell, oracle.tensor(np.array([[0.5, 1.5]], dtype=np.float32)))
+    if mode == "pynative":
+        assert outcome.ok, outcome.error
+    else:
+        assert not outcome.ok and "constants" in outcome.message, outcome.message
+    found = Linter(Settings(select=("MSL006",))).lint_source(
+        SourceFile(path="policy.py", text=KEYWORD_DISTRIBUTION, module_name="policy")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(11, "error")], [d.message for d in found]
 
 
 def test_msl006_the_layers_it_calls_weight_free_hold_no_parameters():
