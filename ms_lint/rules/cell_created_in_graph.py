@@ -326,7 +326,21 @@ def _computed_settings(ctx, node: ast.Call) -> bool:
     mode builds one from constants only; a literal, a module constant or an attribute of `self` may be one."""
     function = enclosing_function(node)
     for argument in [*node.args, *(k.value for k in node.keywords if k.arg not in _SETTINGS)]:
+        if isinstance(argument, ast.Call) and _constant_tensor(ctx, argument):
+            continue  # `Gumbel(loc=ms.tensor(0.0, ms.float32), ...)`: a constant, measured to compile (mindone)
         if isinstance(argument, (ast.Call, ast.Subscript, ast.BinOp)) or isinstance(argument, ast.Name) \
                 and function is not None and ctx.names.is_local(function, argument.id):
             return True
     return False
+
+
+_TENSOR_FUNCTIONS = ("mindspore.tensor", "mindspore.common.tensor.tensor")
+
+
+def _constant_tensor(ctx, call: ast.Call) -> bool:
+    """`ms.tensor(0.0, dtype)`, `Tensor([1, 2])`: a tensor made of literals."""
+    qualname = ctx.names.qualname(call.func) or ""
+    if not (qualname in framework.TENSOR_CLASSES or qualname in _TENSOR_FUNCTIONS) or not call.args:
+        return False
+    return all(isinstance(element, ast.Constant) for element in ast.walk(call.args[0])
+               if isinstance(element, ast.expr) and not isinstance(element, (ast.List, ast.Tuple, ast.UnaryOp)))

@@ -251,6 +251,29 @@ def test_msl006_a_distribution_given_computed_probabilities_by_keyword_fails_onc
     assert [(d.row, d.severity) for d in found] == [(11, "error")], [d.message for d in found]
 
 
+CONSTANT_DISTRIBUTION = """
+import mindspore as ms
+from mindspore import nn
+
+class Router(nn.Cell):
+    def construct(self, x):
+        gumbel = nn.probability.distribution.Gumbel(loc=ms.tensor(0.0, ms.float32), scale=ms.tensor(1.0, ms.float32))
+        return gumbel.prob(x)
+"""
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict", "pynative"])
+def test_msl006_a_distribution_given_literal_tensors_compiles(oracle, mode):
+    """mindone's NLLB-MoE router: `Gumbel(loc=mindspore.tensor(0.0, ...), ...)` in construct compiles (literal
+    tensors are constants): a warning, not the error of computed settings."""
+    outcome = oracle.call(mode, oracle.load(CONSTANT_DISTRIBUTION).Router(),
+                          oracle.tensor(np.array([0.5, 1.5], dtype=np.float32)))
+    assert outcome.ok, outcome.message
+    found = Linter(Settings(select=("MSL006",))).lint_source(
+        SourceFile(path="router.py", text=CONSTANT_DISTRIBUTION, module_name="router")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(7, "warning")], [d.message for d in found]
+
+
 def test_msl006_the_layers_it_calls_weight_free_hold_no_parameters():
     """Every layer of `STATELESS_LAYERS` that builds with its defaults has no Parameter, or only fixed ones (SSIM's
     windows): ISANet's `nn.MatMul(sim_map, value)` (issue 19's eighth sample) is no weighted layer."""
