@@ -103,8 +103,8 @@ class UndefinedNameInGraph(Rule):
                 continue
             subject = f"`{name.id}` is not defined anywhere in this module"
             if name.id in defined:
-                if name.id in ctx.memo(_module_names, lambda: _module_names(ctx.tree, ctx.walk.order)) \
-                        or name.id in _enclosing_names(function) or name.id in _bound_in(function):
+                if name.id in _names_of_module(ctx) \
+                        or name.id in ctx.memo((_scoped_names, function), lambda: _scoped_names(function)):
                     continue
                 # bound only in another function's scope: CIGF's `Dropout(p=dropout)` in `FC.construct`, where
                 # `dropout` is a parameter of `__init__` (the value is `self.dropout`)
@@ -129,7 +129,7 @@ class UndefinedNameInGraph(Rule):
                 or next((item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
                          and ctx.graph.is_compiled(item)), None) is not function:
             return
-        names = ctx.memo(_module_names, lambda: _module_names(ctx.tree, ctx.walk.order))
+        names = _names_of_module(ctx)
         if names is None or ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree))) is None:
             return  # (`globals()`, `exec`, a module `__getattr__`)
         for base in cls.bases:
@@ -146,7 +146,9 @@ class UndefinedNameInGraph(Rule):
         """The Cell's methods that are not compiled (`__init__`, helpers called from Python): a name nothing in
         the module binds fails there too, when the line runs (a course's `torch.zeros(...)` in `__init__` of a
         half-ported model, `ops.Exp()` with no `ops` imported: issue 19's fifteenth sample)."""
-        module_names = ctx.memo(_module_stores, lambda: _module_stores(ctx)) | ctx.graph.imports.names.keys()
+        module_names = _names_of_module(ctx)
+        if module_names is None:
+            return
         notebook = (ctx.source.path or "").endswith(".ipynb")
         for method in cls.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.graph.is_compiled(method):
@@ -168,10 +170,14 @@ class UndefinedNameInGraph(Rule):
                                           error=f"`NameError: name '{name_id}' is not defined`", compiled_only=False)
 
 
-def _module_names(tree: ast.Module, order: List[ast.AST]) -> Optional[FrozenSet[str]]:
+def _names_of_module(ctx) -> Optional[FrozenSet[str]]:
+    return ctx.memo(_module_names, lambda: _module_names(ctx.tree, ctx.walk.order, ctx.source.text))
+
+
+def _module_names(tree: ast.Module, order: List[ast.AST], text: str) -> Optional[FrozenSet[str]]:
     """The names the module's own code binds (its defs, classes, imports and stores outside any def, lambda or
     class body, through `if`/`try`/`with`/`for` blocks) and those a `global` statement declares, or None when it
-    can bind names a reader cannot see (a star import). `order`: the module's walk."""
+    can bind names a reader cannot see (a star import). `order`: the module's walk, `text` its source."""
     names: Set[str] = set()
     stack: List[ast.AST] = list(tree.body)
     while stack:
@@ -196,8 +202,14 @@ def _module_names(tree: ast.Module, order: List[ast.AST]) -> Optional[FrozenSet[
         elif isinstance(node, ast.MatchMapping) and node.rest:
             names.add(node.rest)
         stack.extend(ast.iter_child_nodes(node))
-    names.update(name for node in order if node.__class__ in (ast.Global, ast.Nonlocal) for name in node.names)
+    if "global" in text or "nonlocal" in text:  # (a pass over every node: only where one may be)
+        names.update(name for node in order if node.__class__ in (ast.Global, ast.Nonlocal) for name in node.names)
     return frozenset(names)
+
+
+def _scoped_names(function) -> FrozenSet[str]:
+    """The names the function and the defs around it bind (asked once per function: a walk of each)."""
+    return frozenset(_bound_in(function)) | _enclosing_names(function)
 
 
 def _enclosing_names(function) -> Set[str]:
