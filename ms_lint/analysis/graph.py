@@ -193,6 +193,9 @@ class GraphScope:
             if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test \
                     and self._tests_version(parent.test):
                 return True
+            if isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And) and child in parent.values \
+                    and any(self._tests_version(value) for value in parent.values[:parent.values.index(child)]):
+                return True  # `sys.version_info[0] == 2 and isinstance(act, unicode)`: evaluated on that version only
             child, parent = parent, parent_of(parent)
         return self.other_framework_branch(node)  # (no MindSpore version runs it)
 

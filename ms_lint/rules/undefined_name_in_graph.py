@@ -164,7 +164,7 @@ class UndefinedNameInGraph(Rule):
                 if name_id in defined:
                     continue
                 for name in reads:
-                    if not _in_annotation(name, method):
+                    if not _in_annotation(name, method) and not ctx.graph.version_guarded(name):
                         yield self.report(ctx, name, subject=f"`{name_id}` is not defined anywhere in this module, "
                                           f"in `{cls.name}.{method.name}`", when="the Cell fails when this line runs",
                                           error=f"`NameError: name '{name_id}' is not defined`", compiled_only=False)
