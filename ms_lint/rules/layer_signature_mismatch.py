@@ -66,7 +66,8 @@ class LayerSignatureMismatch(Rule):
     `hasattr(nn, "ResizeBilinear")`: a compatibility layer picks the arguments the version takes), nor calls in
     a branch that tests the version (`if is_old_ms_version(): ops.split(x, output_num=2)`), nor names
     the project replaces with its own when imported (MindNLP 0.3's `ops.zeros = _zeros`, `nn.LayerNorm =
-    LayerNorm` in `injection.py`: `analysis/replaced_api.py`).
+    LayerNorm` in `injection.py`: `analysis/replaced_api.py`), nor anything in a project that holds its own
+    `mindspore` package (MindSpore's sources of another version, whose names its code resolves to).
 
     ## Why it matters in graph mode
     The call fails when the network is built, before anything compiles: measured on MindSpore 2.10,
@@ -129,7 +130,8 @@ class LayerSignatureMismatch(Rule):
         # asked only of calls with a finding (few): the module's inspections are found by a scan of its calls
         if not findings or _rebound_before(ctx, node) or qualname in _adapted(ctx) \
                 or qualname in ctx.compile_context.replaced_api \
-                or ctx.graph.version_guarded(node):  # `V2() if is_ms_version_2() else nn.ResizeBilinear()`
+                or ctx.graph.version_guarded(node) \
+                or ctx.graph.index.may_hold("mindspore"):  # MindSpore's own sources, of another version (as MSL078)
             return None  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
         return findings
 
@@ -141,7 +143,8 @@ class LayerSignatureMismatch(Rule):
             if not isinstance(base, ast.Attribute) or not _may_be_imported(ctx, base):
                 continue
             package, _, name = (ctx.names.qualname(base) or "").rpartition(".")
-            if package in _PACKAGES and name not in mindspore_nn.NAMES[package] and not ctx.graph.version_guarded(node):
+            if package in _PACKAGES and name not in mindspore_nn.NAMES[package] \
+                    and not ctx.graph.version_guarded(node) and not ctx.graph.index.may_hold("mindspore"):
                 replacement = _CLASS_RENAMES.get(name, "Cell" if name == "Module" else None)
                 hint = f"; use `{replacement}`" if replacement in mindspore_nn.NAMES[package] else ""
                 found.append(self.report(ctx, base, call=ctx.text(base), version=mindspore_nn.VERSION,
