@@ -160,6 +160,12 @@ class TorchTensorApi(Rule):
         | {"size", "shape", "to"}
 
     def visit_call(self, node: ast.Call, ctx):
+        findings = list(self._call_findings(node, ctx))
+        # TensorLayerX's `elif tlx.BACKEND == 'torch':` handles PyTorch's tensors (asked of calls with a finding)
+        if findings and not ctx.graph.other_framework_branch(node):
+            yield from findings
+
+    def _call_findings(self, node: ast.Call, ctx):
         func = node.func
         if not isinstance(func, ast.Attribute):
             return
@@ -170,8 +176,8 @@ class TorchTensorApi(Rule):
             return
         # the device first: most `.to(...)` calls pass a dtype, which rules them out before the costlier receiver
         shown = _torch_device(ctx, _device_argument(node)) if method == "to" else None
-        if method == "to" and shown is None or ctx.graph.other_framework_branch(node):
-            return  # (TensorLayerX's `elif tlx.BACKEND == 'torch':` handles PyTorch's tensors)
+        if method == "to" and shown is None:
+            return
         kind = receiver_kind(ctx, func.value, node)
         where = _ON.get(kind or "")
         if kind is None and method == "size" and _torch_size_in_mindspore_module(ctx, node):
