@@ -64,9 +64,11 @@ def render() -> str:
             capture_output=True, text=True, check=True).stdout.splitlines()[-1]))
     for module_name in MODULES:
         module = importlib.import_module(module_name)
-        # submodules are left out: importing one (as other code in the process may) adds it to the package
+        # submodules are left out: importing one (as other code in the process may) adds it to the package; a
+        # module the package binds under another name (`mindspore.ops.P`, `mindspore.mint.nn.F`) is a name of it
         public = sorted(n for n in dir(module) if not n.startswith("_")
-                        and not inspect.ismodule(getattr(module, n)))
+                        and not (inspect.ismodule(getattr(module, n))
+                                 and getattr(module, n).__name__ == f"{module_name}.{n}"))
         names[module_name] = frozenset(public)
         for name in public:
             value = getattr(module, name)

@@ -40,6 +40,8 @@ STATEMENTS = [
     "from mindspore import nn, optim",
     "from mindspore import Tensor, context, dataset, jit, set_seed, numpy, log",
     "from mindspore import dtype",  # `mindspore.common.dtype`: no module `mindspore.dtype` (mindcv, mindformers)
+    "from mindspore.ops import P",  # `mindspore.ops.operations`, bound as `P` (HAKE)
+    "from mindspore.mint.nn import F",
     "from mindspore.nn import Module",
     "from mindspore.nn import Cell, Dense, probability",
     "from mindspore.ops import LGamma",
