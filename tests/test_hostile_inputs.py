@@ -4,6 +4,8 @@ from __future__ import annotations
 import ast
 import json
 import os
+import subprocess
+import sys
 
 from support import run_cli
 
@@ -62,3 +64,24 @@ def test_a_file_deleted_after_discovery_is_a_diagnostic(tmp_path, monkeypatch):
     code, found = findings(tmp_path)
     assert code == 1 and list(found) == [("gone.py", "MSL099", 1)]
     assert "No such file" in next(iter(found.values()))
+
+
+BANNER = "#" * 200
+
+
+def test_comment_banners_after_a_mode_selection_and_a_target_are_read_in_linear_time(tmp_path):
+    """W-MAE (issue 19's sixteenth sample): a `#####` banner after the last `set_context(mode=GRAPH_MODE)` of a
+    self-test made the run-mode scan backtrack exponentially (every `#` could start another comment): 53 of them
+    never finished. The same shape after `device_target`. Run in a child process with a generous deadline: before
+    the fix this input would not finish in a lifetime."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n")
+    (tmp_path / "vit.py").write_text(
+        "import mindspore as ms\nfrom mindspore import context, nn\n\n\nclass Block(nn.Cell):\n"
+        "    def construct(self, x):\n        return x\n\n\nif __name__ == '__main__':\n"
+        "    context.set_context(mode=context.GRAPH_MODE)\n"
+        f"    {BANNER}\n    print(Block()(1))\n"
+        f"    device = args.device_target  {BANNER}\n    print(device)\n")
+    done = subprocess.run([sys.executable, "-m", "ms_lint", "check", "--no-cache", "--output-format", "json", "."],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    assert isinstance(json.loads(done.stdout), list)

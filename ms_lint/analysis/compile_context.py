@@ -33,9 +33,13 @@ _MAX_FILES = 20000
 # What a file must spell to set a level or a target `facts_of_module` reads: the level names, or `device_target=`
 # / `set_device(` before a string literal (blanks, comments, line continuations and parentheses between). Most
 # files that spell a needle only read a variable (`args.device_target`): they are not parsed.
-_BLANK = rb"(?:\s|\\|#[^\n]*)*"  # blanks, line continuations, comments
+# (a comment runs to the end of its line, `(?![^\n])`: were it allowed to stop early, every `#` of a `#####`
+# banner could start another, and a search backtracks exponentially: 2.5 s for 24 of them, issue 19's sixteenth
+# sample)
+_COMMENT = rb"#[^\n]*(?![^\n])"
+_BLANK = rb"(?:\s|\\|" + _COMMENT + rb")*"  # blanks, line continuations, comments
 _MAY_SET = re.compile(rb"jit_syntax_level|MS_DEV_JIT_SYNTAX_LEVEL|(?:device_target" + _BLANK + rb"=|set_device"
-                      + _BLANK + rb"\()(?:\s|\\|#[^\n]*|\()*[rRuUbBfF]*['\"]")
+                      + _BLANK + rb"\()(?:\s|\\|" + _COMMENT + rb"|\()*[rRuUbBfF]*['\"]")
 
 
 def selects_graph_mode(data: bytes) -> Optional[int]:
