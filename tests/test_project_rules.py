@@ -840,18 +840,18 @@ def test_msl033_is_silent_on_an_abstract_base_whose_subclass_in_another_module_d
 
 def test_mindspores_own_sources_are_not_checked_against_the_installed_version(tmp_path):
     """A repository that vendors MindSpore's (older) sources resolves `nn`, `ops` and `ops.operations` to its own
-    tree: MSL067 and MSL078 leave its names alone (issue 19's community comparison: an old MindSpore tree's
+    tree: MSL065, MSL067 and MSL078 leave its names alone (issue 19's community comparison: an old MindSpore tree's
     `P.IsSubClass`, `nn.TensorArray`)."""
-    code = ("from mindspore import nn\nfrom mindspore.ops import operations as P\n"
+    code = ("from mindspore import nn, ms_function\nfrom mindspore.ops import operations as P\n"
             "from mindspore.nn import TensorArray\n\ncheck = P.IsSubClass()\narray = nn.TensorArray()\n")
     (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "probe.py").write_text(code)
     found = {(item["location"]["row"], item["code"]) for item in json.loads(run_cli(
-        "check", "--no-cache", "--output-format", "json", "--select", "MSL067,MSL078", ".", cwd=tmp_path)[1])}
-    assert found == {(3, "MSL078"), (5, "MSL067"), (6, "MSL067")}
+        "check", "--no-cache", "--output-format", "json", "--select", "MSL065,MSL067,MSL078", ".", cwd=tmp_path)[1])}
+    assert found == {(1, "MSL065"), (3, "MSL078"), (5, "MSL067"), (6, "MSL067")}
     (tmp_path / "mindspore").mkdir()
     (tmp_path / "mindspore" / "__init__.py").write_text("")
-    found = json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL067,MSL078", ".",
-                               cwd=tmp_path)[1])
+    found = json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL065,MSL067,MSL078",
+                               ".", cwd=tmp_path)[1])
     assert found == []

@@ -678,3 +678,17 @@ def test_mode_selections_are_read_from_code_only(tmp_path):
                      "train.py": "import src.norm\n" + textwrap.dedent(RUNS_IN_PYNATIVE)})
     run_mode.forget_projects()
     assert cli(tmp_path, "--no-cache") == COMPILED
+
+
+def test_a_mode_given_through_a_variable_of_the_file(tmp_path):
+    """JSG (issue 19's sixteenth sample): `ms_mode = ms.context.PYNATIVE_MODE` then `set_context(mode=ms_mode)`."""
+    script = ("import mindspore as ms\nfrom src.net import Net\n\nif __name__ == '__main__':\n"
+              "    ms_mode = ms.context.PYNATIVE_MODE\n    ms.set_context(mode=ms_mode, device_target='GPU')\n"
+              "    print(Net()(1, True))\n")
+    write(tmp_path, {"src/net.py": MODEL, "train.py": script})
+    assert cli(tmp_path, "--no-cache") == LOWERED
+    # a variable a function receives may hold either mode
+    write(tmp_path, {"train.py": script.replace("if __name__ == '__main__':\n    ms_mode = ms.context.PYNATIVE_MODE\n",
+                                                "def main(ms_mode):\n")})
+    run_mode.forget_projects()
+    assert cli(tmp_path, "--no-cache") == COMPILED

@@ -187,7 +187,10 @@ class GraphScope:
         feature (`if is_version_ge(ms.__version__, "1.11.0"):`, `if hasattr(ms, "jit"):`), or selects another
         framework (`other_framework_branch`)? Such branches keep compatibility with other MindSpore versions: rules
         about removed or deprecated APIs stay silent there.
-        Needs the parent links of the engine's walk."""
+        Needs the parent links of the engine's walk. A project that holds its own `mindspore` package (MindSpore's
+        sources of another version, whose names its code resolves to) is all such code."""
+        if self.index.may_hold("mindspore"):
+            return True
         child, parent = node, parent_of(node)
         while parent is not None:
             if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test \

@@ -335,6 +335,8 @@ def selections(data: bytes) -> Iterator[Tuple[str, int]]:
             continue
         arguments = _arguments(data, match.end() - 1)
         mode = _mode_selected(arguments)
+        if mode == COMPILES:
+            mode = _mode_of_variable(data, arguments) or mode
         if mode == COMPILES and arguments.strip().startswith(b"**") \
                 and enclosing_def(data, data.count(b"\n", 0, match.start()) + 1) == b"set_context":
             continue  # a wrapper passing its caller's options on (TensorLayerX's backends): its callers select
@@ -420,6 +422,28 @@ def _arguments(data: bytes, opening: int) -> bytes:
             if depth == 0:
                 return data[opening + 1:index]
     return data[opening + 1:opening + 4000]
+
+
+_NAME_VALUE = re.compile(rb"\s*([A-Za-z_]\w*)\s*")
+
+
+def _mode_of_variable(data: bytes, arguments: bytes) -> Optional[str]:
+    """PYNATIVE or GRAPH for `set_context(mode=ms_mode)` where every assignment of `ms_mode` in the file is that
+    constant (JSG's `ms_mode = ms.context.PYNATIVE_MODE`, issue 19's sixteenth sample); None otherwise."""
+    match = _MODE_KEYWORD.search(arguments)
+    name = _NAME_VALUE.fullmatch(_top_level_value(arguments[match.end():])) if match else None
+    if name is None or name.group(1) in (b"PYNATIVE_MODE", b"GRAPH_MODE"):
+        return None
+    values = [_top_level_value(value) for value in re.findall(
+        rb"^[ \t]*" + re.escape(name.group(1)) + rb"[ \t]*(?::[^=\n]*)?=(?!=)([^\n#]*)", data, re.M)]
+    if not values or re.search(rb"\b" + re.escape(name.group(1)) + rb"\b[^\n=]*\bin\b|def [^\n]*\b"
+                               + re.escape(name.group(1)) + rb"\b", data):
+        return None  # never assigned here, or a loop variable or a parameter: a value from elsewhere
+    if all(_PYNATIVE_VALUE.fullmatch(value) for value in values):
+        return PYNATIVE
+    if all(_GRAPH_VALUE.fullmatch(value) for value in values):
+        return GRAPH
+    return None
 
 
 _GRAPH_IF_OPTION = re.compile(rb"\s*(?:\w+\.)*GRAPH_MODE\s+if\s+\w+\.(\w+)\b[^\n]*?\belse\s+(?:\w+\.)*PYNATIVE_MODE\s*")

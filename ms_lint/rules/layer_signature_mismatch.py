@@ -130,8 +130,7 @@ class LayerSignatureMismatch(Rule):
         # asked only of calls with a finding (few): the module's inspections are found by a scan of its calls
         if not findings or _rebound_before(ctx, node) or qualname in _adapted(ctx) \
                 or qualname in ctx.compile_context.replaced_api \
-                or ctx.graph.version_guarded(node) \
-                or ctx.graph.index.may_hold("mindspore"):  # MindSpore's own sources, of another version (as MSL078)
+                or ctx.graph.version_guarded(node):  # (MindSpore's own sources of another version too)
             return None  # a module that inspects the callee (`inspect.signature(ops.split)`) adapts to the version
         return findings
 
@@ -143,8 +142,7 @@ class LayerSignatureMismatch(Rule):
             if not isinstance(base, ast.Attribute) or not _may_be_imported(ctx, base):
                 continue
             package, _, name = (ctx.names.qualname(base) or "").rpartition(".")
-            if package in _PACKAGES and name not in mindspore_nn.NAMES[package] \
-                    and not ctx.graph.version_guarded(node) and not ctx.graph.index.may_hold("mindspore"):
+            if package in _PACKAGES and name not in mindspore_nn.NAMES[package] and not ctx.graph.version_guarded(node):
                 replacement = _CLASS_RENAMES.get(name, "Cell" if name == "Module" else None)
                 hint = f"; use `{replacement}`" if replacement in mindspore_nn.NAMES[package] else ""
                 found.append(self.report(ctx, base, call=ctx.text(base), version=mindspore_nn.VERSION,

@@ -152,7 +152,7 @@ class MissingMindsporeModule(Rule):
     def _excused(node: ast.AST, ctx) -> bool:
         """A fallback for other versions, or a project with MindSpore's own sources."""
         return enclosing_handler(node, _CATCHING) is not None or inside_handler(node, _CATCHING) \
-            or ctx.graph.version_guarded(node) or ctx.graph.index.may_hold("mindspore")
+            or ctx.graph.version_guarded(node)
 
 
 def _first_missing(dotted: str) -> Optional[str]:
