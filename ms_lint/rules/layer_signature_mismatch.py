@@ -3,12 +3,12 @@ from __future__ import annotations
 import ast
 from typing import Any, Iterator, List, Optional, Tuple
 
-from ms_lint.analysis import mindspore_nn
+from ms_lint.analysis import framework, mindspore_nn
 from ms_lint.analysis.walk import enclosing_function, spelled_name
 from ms_lint.rule import Diagnostic, Edit, Fix, Rule
 from ms_lint.rules._mindspore_values import bound_values
 
-_PACKAGES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops", "mindspore.ops.operations")
+_PACKAGES = ("mindspore.nn", "mindspore.mint.nn", "mindspore.ops", "mindspore.ops.operations", "mindspore")
 # PyTorch keyword -> MindSpore's name for the same parameter, renamed only where the class takes the new name and
 # not the old one (a MindSpore class with `bias`, `mint.nn.Linear`, keeps it).
 _RENAMES = {"bias": "has_bias", "groups": "group", "eps": "epsilon", "dim": "axis", "in_features": "in_channels",
@@ -40,7 +40,8 @@ class LayerSignatureMismatch(Rule):
     """
     ## What it does
     Finds calls of `mindspore.nn`, `mindspore.mint.nn`, `mindspore.ops` and `mindspore.ops.operations` classes
-    and functions that MindSpore 2.10 cannot make: a name the package does not have (`nn.Sequential`,
+    and functions, and of names of `mindspore` itself (`mindspore.max(x, dim=-1)`, PyTorch's `torch.max` ported
+    by name), that MindSpore 2.10 cannot make: a name the package does not have (`nn.Sequential`,
     `nn.ModuleList`, `nn.Parameter`, `nn.ResizeBilinear`, `ops.ResizeBilinear`, `P.LGamma` for `P.Lgamma`), a
     keyword argument the class's `__init__` or the function does not take (PyTorch's `nn.Conv2d(...,
     bias=False)`, `groups=`, `nn.ReLU(inplace=True)`, `nn.LayerNorm(..., eps=...)`, `nn.Softmax(dim=...)`,
@@ -152,6 +153,8 @@ class LayerSignatureMismatch(Rule):
         return found or None
 
     def _findings(self, ctx, node: ast.Call, qualname: str, package: str, name: str) -> Iterator[Diagnostic]:
+        if package == "mindspore" and name in framework.REMOVED_JIT_API:
+            return  # `ms.ms_function(...)`: MSL065's
         if name not in mindspore_nn.NAMES[package]:  # (`visit_call` drops it in a version branch)
             yield self._missing_name(ctx, node, package, name)
             return
@@ -167,6 +170,8 @@ class LayerSignatureMismatch(Rule):
             (row, column) = ctx.end(node.func)
             fix = Fix("unsafe", f"Use `{replacement}`", (Edit(replacement, (row, column - len(name)), (row, column)),))
         hint = f"; use `{replacement}`" if replacement in mindspore_nn.NAMES[package] else ""
+        if package == "mindspore" and name in mindspore_nn.NAMES["mindspore.ops"]:
+            hint = f"; `mindspore.ops.{name}` exists"  # PyTorch's `torch.max(...)` ported as `mindspore.max(...)`
         return self.report(ctx, node, call=_shown(ctx, node), version=mindspore_nn.VERSION, fix=fix,
                            problem=f"names `{name}`, which `{package}` does not have",
                            consequence=f"AttributeError {_when(package, name)}{hint}")
@@ -254,6 +259,8 @@ def _shown(ctx, call: ast.Call) -> str:
 
 def _when(package: str, name: str) -> str:
     """When a call of `package.name` fails: layers with the network, primitives when built, functions when run."""
+    if package == "mindspore" and name[:1].islower():
+        return _WHEN_CALLED  # `mindspore.zeros_like(x)`
     if package != "mindspore.ops":
         return _WHEN_BUILT
     return _WHEN_PRIMITIVE if name[:1].isupper() else _WHEN_CALLED

@@ -382,8 +382,8 @@ def _optimizer_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute
     """`x.zero_grad()`, or `optim.step()` on a receiver named for an optimizer (`self.proxy_optim.step()`: DOE,
     issue 19's twelfth sample), with no arguments, in a MindSpore-only module (`_receiver_of_mindspore_module`),
     not under `if hasattr(x, "zero_grad")`."""
-    if call.args or call.keywords or func.attr not in ("zero_grad", "step"):
-        return False
+    if call.args or call.keywords or func.attr not in ("zero_grad", "step", "clear_grad", "clear_gradients"):
+        return False  # (Paddle's `clear_grad()`: DPSUR, issue 19's sixteenth sample)
     if func.attr == "step" and "optim" not in (shown_receiver(ctx, func.value) or "").rpartition(".")[2].lower():
         return False  # (`env.step()`, `scheduler.step()`)
     return _receiver_of_mindspore_module(ctx, func) and not _asked_first(ctx, call, func.attr)
@@ -395,7 +395,7 @@ def _lacking_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute) -> Op
     method = func.attr
     if _optimizer_call_in_mindspore_module(ctx, call, func):
         return ("optimizer or Cell", framework.TORCH_MODULE_METHODS["zero_grad"]) if method == "zero_grad" \
-            else ("optimizer", OPTIMIZER_METHODS["step"])
+            else ("optimizer", OPTIMIZER_METHODS[method])
     if method in _TRAINING_CALLS and _training_call_in_mindspore_module(ctx, call, func):
         return _TRAINING_CALLS[method]
     return None
@@ -417,10 +417,11 @@ _CONVERTER = re.compile(r"torch\w*?(?:2|_to_)(?:ms|mindspore)|convert\w*torch|to
 
 
 def _training_call_in_mindspore_module(ctx, call: ast.Call, func: ast.Attribute) -> bool:
-    """`loss.backward()`, `x.cpu()` or `net.parameters()` (`backward` with any arguments, the others with none) in
-    a MindSpore-only module (`_receiver_of_mindspore_module`), not under `if hasattr(x, "<method>")`."""
-    if func.attr != "backward" and (call.args or call.keywords):
-        return False
+    """`loss.backward()`, `x.cpu()`, `x.cuda()` or `net.parameters()` (`backward` and `cuda` with any arguments,
+    the others with none) in a MindSpore-only module (`_receiver_of_mindspore_module`), not under `if hasattr(x,
+    "<method>")`."""
+    if func.attr not in ("backward", "cuda") and (call.args or call.keywords):
+        return False  # (`.cuda(device)`: MO-VLN, issue 19's sixteenth sample)
     if any(func.attr in name for name in ctx.graph.imports.names):
         return False  # a shim that adds the method (mindformers' `enable_mindspore_backward_compat`)
     function = getattr(enclosing_function(call), "name", "")

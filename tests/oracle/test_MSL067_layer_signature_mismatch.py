@@ -6,6 +6,7 @@ import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import mint, nn, ops
+from mindspore.ops import operations as P
 from support import assert_generated_module_is_current
 
 from ms_lint.engine import Linter
@@ -60,13 +61,19 @@ CALLS = [
     ("ops.cat((X, X), axis=0)", None),
     ("ops.sum(X, dim=1)", None),
     ("ops.split(X, 1, axis=1)", None),
+    # `mindspore.ops.operations` and `mindspore` itself (issue 19's fifteenth and sixteenth samples)
+    ("P.LGamma()", "has no attribute 'LGamma'"),
+    ("P.Lgamma()", None),
+    ("ms.max(X, dim=-1)", "has no attribute 'max'"),
+    ("ms.zeros_like(X)", "has no attribute 'zeros_like'"),
+    ("ms.tensor(1.0)", None),
 ]
 X = ms.Tensor(np.ones((1, 2, 2, 2), np.float32))
 # the same keywords in graph code: the compiler binds a function's arguments as Python does
 GRAPH_CALLS = [("ops.cat((x, x), dim=0)", "unexpected keyword argument 'dim'"),
                ("ops.interpolate(x, sizes=(4, 4))", "unexpected keyword argument 'sizes'"),
                ("ops.cat((x, x), axis=0)", None)]
-PRELUDE = "import mindspore as ms\nfrom mindspore import mint, nn, ops\n\n"
+PRELUDE = "import mindspore as ms\nfrom mindspore import mint, nn, ops\nfrom mindspore.ops import operations as P\n\n"
 
 
 def _fires(call: str) -> bool:
@@ -81,7 +88,7 @@ def test_msl067_names_and_signatures_are_those_of_the_installed_wheel():
 @pytest.mark.parametrize("call, raised", CALLS)
 def test_msl067_fires_exactly_where_construction_fails(call, raised):
     try:
-        eval(call, {"ms": ms, "nn": nn, "mint": mint, "ops": ops, "X": X})  # noqa: S307 - the measured call, a literal of this table
+        eval(call, {"ms": ms, "nn": nn, "mint": mint, "ops": ops, "P": P, "X": X})  # noqa: S307 - the measured call, a literal of this table
         failure = None
     except (TypeError, AttributeError) as error:
         failure = str(error)
