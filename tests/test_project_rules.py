@@ -855,3 +855,27 @@ def test_mindspores_own_sources_are_not_checked_against_the_installed_version(tm
     found = json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL065,MSL067,MSL078",
                                ".", cwd=tmp_path)[1])
     assert found == []
+
+
+def test_a_class_defined_after_an_import_of_its_name_rebinds_it(tmp_path):
+    """dsic-mindspore (issue 19's sixteenth sample) imports `CompressionModel` from a project module, then defines
+    its own `CompressionModel` that sets `entropy_bottleneck1`: the subclass's base is the local one."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ms-lint]\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "models.py").write_text(
+        "import mindspore.nn as nn\n\n\nclass CompressionModel(nn.Cell):\n    def __init__(self, n):\n"
+        "        super().__init__()\n        self.entropy_bottleneck = nn.Dense(n, n)\n")
+    local = ("\n\nclass CompressionModel(nn.Cell):\n    def __init__(self, n):\n        super().__init__()\n"
+             "        self.entropy_bottleneck1 = nn.Dense(n, n)\n")
+    subclass = ("\n\nclass DSIC(CompressionModel):\n    def __init__(self, n=4):\n        super().__init__(n)\n\n"
+                "    def construct(self, x):\n        return self.entropy_bottleneck1(x)\n")
+    head = "import mindspore.nn as nn\nfrom lib.models import CompressionModel\n"
+
+    def found(text):
+        (tmp_path / "net.py").write_text(text)
+        return [item["location"]["row"] for item in json.loads(run_cli(
+            "check", "--no-cache", "--output-format", "json", "--select", "MSL032", ".", cwd=tmp_path)[1])]
+
+    assert found(head + local + subclass) == []
+    assert found(head + subclass) == [10]  # the imported base does not set it

@@ -82,13 +82,18 @@ class ImportMap:
             and any(a.name == "mstorch_enable" for a in s.names)
             for s in stmts
         )
+        top_level = {id(stmt) for stmt in body}
         for stmt in stmts:
             if isinstance(stmt, ast.Import):
                 imports._add_import(stmt)
             elif isinstance(stmt, ast.ImportFrom):
                 imports._add_import_from(stmt)
             elif define_locals and isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                imports.names.setdefault(stmt.name, f"{module}.{stmt.name}" if module else stmt.name)
+                local = f"{module}.{stmt.name}" if module else stmt.name
+                if id(stmt) in top_level:  # a top-level definition rebinds an import before it
+                    imports.names[stmt.name] = local  # (dsic's `CompressionModel`: issue 19's sixteenth sample)
+                else:  # a fallback in `try`/`if` (`except ImportError: def jit(f): ...`): the import says more
+                    imports.names.setdefault(stmt.name, local)
         if parent is None:
             imports.exports = _exports(stmts)
         return imports
