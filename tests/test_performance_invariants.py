@@ -861,7 +861,7 @@ def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
         if not ctx.graph.is_compiled(function) or defined is None:
             return []
         # in scope: the module's names, those of the defs around, the function's own
-        in_scope = undefined._module_names(ctx.tree, ctx.walk.order, ctx.source.text) \
+        in_scope = undefined._module_names(ctx) \
             | undefined._enclosing_names(function) | set(undefined._bound_in(function))
         return [name.id for name in undefined._own_loads(ctx, function)
                 if (name.id not in defined or name.id not in in_scope) and name.id not in undefined._KNOWN

@@ -172,39 +172,39 @@ class UndefinedNameInGraph(Rule):
 
 
 def _names_of_module(ctx) -> Optional[FrozenSet[str]]:
-    return ctx.memo(_module_names, lambda: _module_names(ctx.tree, ctx.walk.order, ctx.source.text))
+    return ctx.memo(_module_names, lambda: _module_names(ctx))
 
 
-def _module_names(tree: ast.Module, order: List[ast.AST], text: str) -> Optional[FrozenSet[str]]:
-    """The names the module's own code binds (its defs, classes, imports and stores outside any def, lambda or
-    class body, through `if`/`try`/`with`/`for` blocks) and those a `global` statement declares, or None when it
-    can bind names a reader cannot see (a star import). `order`: the module's walk, `text` its source."""
-    names: Set[str] = set()
-    stack: List[ast.AST] = list(tree.body)
+def _module_names(ctx) -> Optional[FrozenSet[str]]:
+    """The names the module's own code binds (its stores outside any def, lambda or class body, and its defs,
+    classes, imports and `except ... as` names through `if`/`try`/`with`/`for` blocks: their statements are read,
+    not their expressions) and those a `global` statement declares, or None when it can bind names a reader cannot
+    see (a star import)."""
+    names: Set[str] = set(ctx.memo(_module_stores, lambda: _module_stores(ctx)))
+    definitions, imports = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef), (ast.Import, ast.ImportFrom)
+    stack: List[ast.AST] = list(ctx.tree.body)
     while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            stack.extend(node.decorator_list)
+        stmt = stack.pop()
+        if isinstance(stmt, definitions):
+            names.add(stmt.name)
             continue
-        if isinstance(node, ast.Lambda):
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
+        if isinstance(stmt, imports):
+            for alias in stmt.names:
                 if alias.name == "*":
                     return None
                 names.add((alias.asname or alias.name).partition(".")[0])
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
-        stack.extend(ast.iter_child_nodes(node))
-    if "global" in text or "nonlocal" in text:  # (a pass over every node: only where one may be)
-        names.update(name for node in order if node.__class__ in (ast.Global, ast.Nonlocal) for name in node.names)
+            continue
+        for handler in getattr(stmt, "handlers", ()):
+            if handler.name:
+                names.add(handler.name)
+            stack.extend(handler.body)
+        for block in ("body", "orelse", "finalbody"):
+            stack.extend(getattr(stmt, block, ()))
+        for case in getattr(stmt, "cases", ()):
+            stack.extend(case.body)
+    if "global" in ctx.source.text or "nonlocal" in ctx.source.text:  # (a pass over every node: only then)
+        names.update(name for node in ctx.walk.order if node.__class__ in (ast.Global, ast.Nonlocal)
+                     for name in node.names)
     return frozenset(names)
 
 
