@@ -850,11 +850,20 @@ def test_mindspores_own_sources_are_not_checked_against_the_installed_version(tm
     found = {(item["location"]["row"], item["code"]) for item in json.loads(run_cli(
         "check", "--no-cache", "--output-format", "json", "--select", "MSL065,MSL067,MSL078", ".", cwd=tmp_path)[1])}
     assert found == {(1, "MSL065"), (3, "MSL078"), (5, "MSL067"), (6, "MSL067")}
-    (tmp_path / "mindspore").mkdir()
-    (tmp_path / "mindspore" / "__init__.py").write_text("")
-    found = json.loads(run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL065,MSL067,MSL078",
-                               ".", cwd=tmp_path)[1])
-    assert found == []
+    # a directory of repositories: one vendors MindSpore's sources (`mindspore/python/mindspore`, as MindSpore's
+    # repository lays them out), the other is a port whose findings stay
+    vendored = tmp_path / "vendored"
+    (vendored / "mindspore" / "python" / "mindspore").mkdir(parents=True)
+    (vendored / "mindspore" / "python" / "mindspore" / "__init__.py").write_text("")
+    (tmp_path / "tests").rename(vendored / "tests")
+    (tmp_path / "port").mkdir()
+    (tmp_path / "port" / "probe.py").write_text(code)
+    run_mode.forget_projects()
+    found = {(item["filename"].removeprefix("./"), item["location"]["row"], item["code"]) for item in json.loads(
+        run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL065,MSL067,MSL078", ".",
+                cwd=tmp_path)[1])}
+    assert found == {("port/probe.py", 1, "MSL065"), ("port/probe.py", 3, "MSL078"), ("port/probe.py", 5, "MSL067"),
+                     ("port/probe.py", 6, "MSL067")}
 
 
 def test_a_class_defined_after_an_import_of_its_name_rebinds_it(tmp_path):

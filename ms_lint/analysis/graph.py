@@ -12,12 +12,14 @@ Built once per module and queried by every rule (docs/RULES.md, "Scope words"):
 from __future__ import annotations
 
 import ast
+import functools
+import os
 import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
-from ms_lint.analysis import framework
+from ms_lint.analysis import framework, run_mode
 from ms_lint.analysis.compile_context import facts_of_module, level_windows
 from ms_lint.analysis.names import Names
 from ms_lint.analysis.project import ClassSummary, ProjectIndex, summarize, summarize_class
@@ -60,6 +62,7 @@ class GraphScope:
                  syntax_level: Optional[str] = None, source_text: str = "", project_level: Optional[str] = None,
                  indexed: Iterable[type] = ()):
         self.tree = tree
+        self.path = path
         self.index = index or ProjectIndex()
         self.walk = ModuleWalk(tree, indexed)
         try:
@@ -187,9 +190,9 @@ class GraphScope:
         feature (`if is_version_ge(ms.__version__, "1.11.0"):`, `if hasattr(ms, "jit"):`), or selects another
         framework (`other_framework_branch`)? Such branches keep compatibility with other MindSpore versions: rules
         about removed or deprecated APIs stay silent there.
-        Needs the parent links of the engine's walk. A project that holds its own `mindspore` package (MindSpore's
-        sources of another version, whose names its code resolves to) is all such code."""
-        if self.index.may_hold("mindspore"):
+        Needs the parent links of the engine's walk. A tree that holds its own `mindspore` package around the
+        module (MindSpore's sources of another version, whose names its code resolves to) is all such code."""
+        if self.path and holds_own_mindspore(os.path.dirname(os.path.abspath(self.path))):
             return True
         child, parent = node, parent_of(node)
         while parent is not None:
@@ -594,3 +597,23 @@ def _backend_selected(test: ast.expr) -> Optional[bool]:
             or str(right.value).lower() not in OTHER_FRAMEWORKS:
         return None
     return isinstance(test.ops[0], ast.Eq)
+
+
+_OWN_MINDSPORE = (("mindspore", "__init__.py"), ("mindspore", "python", "mindspore", "__init__.py"))
+
+
+@functools.lru_cache(maxsize=4096)
+def holds_own_mindspore(directory: str) -> bool:
+    """Is `directory`, or a directory above it, a tree of MindSpore's own sources: it holds a top-level
+    `mindspore` package (`mindspore/__init__.py` in a directory that is no package, or
+    `mindspore/python/mindspore/__init__.py` as MindSpore's repository does)? Asked per module, not per run: a
+    directory of community repositories may hold one such tree (issue 19's samples) without the others
+    resolving their names to it."""
+    parent = os.path.dirname(directory)
+    top_level = not os.path.isfile(os.path.join(directory, "__init__.py"))  # (xuance's `xuance/mindspore/` is not)
+    if top_level and any(os.path.isfile(os.path.join(directory, *parts)) for parts in _OWN_MINDSPORE):
+        return True
+    return parent != directory and holds_own_mindspore(parent)
+
+
+run_mode.when_forgetting(holds_own_mindspore.cache_clear)  # (the server: files change)
