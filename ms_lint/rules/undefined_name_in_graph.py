@@ -129,13 +129,15 @@ class UndefinedNameInGraph(Rule):
                          and ctx.graph.is_compiled(item)), None) is not function:
             return
         names = _names_of_module(ctx)
-        if names is None or ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree))) is None:
-            return  # (`globals()`, `exec`, a module `__getattr__`)
+        if names is None:
+            return
         for base in cls.bases:
             root = base
             while isinstance(root, ast.Attribute):
                 root = root.value
-            if isinstance(root, ast.Name) and root.id not in names and root.id not in _KNOWN:
+            if isinstance(root, ast.Name) and root.id not in names and root.id not in _KNOWN \
+                    and ctx.memo(_defined_names, lambda: _defined_names(ctx.walk.subtree(ctx.tree))) is not None:
+                # (the whole module's scan only for a base nothing near binds: `globals()`, `exec`, `__getattr__`)
                 yield self.report(ctx, root, subject=f"`{root.id}` is not defined anywhere in this module, in the "
                                   f"bases of the Cell `{cls.name}`", when="importing the module fails",
                                   error=f"`NameError: name '{root.id}' is not defined`", compiled_only=False)
