@@ -124,14 +124,14 @@ class UndefinedNameInGraph(Rule):
         module never binds (CIGF's `class FC(nn.Cell):` in a module that imports only `from mindspore.nn import
         Dropout`) makes importing the module fail."""
         cls = parent_of(function)
-        if not isinstance(cls, ast.ClassDef) or parent_of(cls) is not ctx.tree \
+        if not isinstance(cls, ast.ClassDef) or not _in_classes_only(cls, ctx.tree) \
                 or next((item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
                          and ctx.graph.is_compiled(item)), None) is not function:
-            return
+            return  # (a class nested in classes sees the module's names only: xuance's learners' loss Cells)
         names = _names_of_module(ctx)
         if names is None:
             return
-        for base in cls.bases:
+        for base in cls.bases if parent_of(cls) is ctx.tree else ():  # (a nested class's bases see its outer body)
             root = base
             while isinstance(root, ast.Attribute):
                 root = root.value
@@ -171,6 +171,14 @@ class UndefinedNameInGraph(Rule):
                                           f"in `{cls.name}.{method.name}`",
                                           when="building the Cell fails when this line runs",
                                           error=f"`NameError: name '{name_id}' is not defined`", compiled_only=False)
+
+
+def _in_classes_only(cls: ast.ClassDef, tree: ast.Module) -> bool:
+    """Is the class at the module's top level or nested only in classes (whose bodies its code does not see)?"""
+    around = parent_of(cls)
+    while isinstance(around, ast.ClassDef):
+        around = parent_of(around)
+    return around is tree
 
 
 def _names_of_module(ctx) -> Optional[FrozenSet[str]]:
