@@ -480,3 +480,14 @@ def test_msl064_leaves_a_module_alone_that_imports_a_shim_adding_the_method():
         ''')
     found = linter.lint_source(SourceFile(path="trainer.py", text=source, module_name="trainer")).diagnostics
     assert [(d.row, d.code) for d in found] == [(8, "MSL064")]
+
+
+def test_names_of_mindspore_itself_in_a_module_that_spells_neither_nn_nor_ops():
+    """MINER (issue 19's sixteenth sample): `mindspore.max(predicts, dim=-1)[1]` in a metrics module whose text
+    holds neither `nn` nor `ops`, MSL067's needles before."""
+    assert codes("""
+        import mindspore
+
+        def span_f1(predicts):
+            return mindspore.max(predicts, dim=-1)[1]
+    """) == [(5, "MSL067")]

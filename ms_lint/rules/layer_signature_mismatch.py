@@ -112,7 +112,7 @@ class LayerSignatureMismatch(Rule):
     scope = "module"
     message = "`{call}` {problem} in MindSpore {version}: {consequence}"
     fix_applicability = "safe"
-    needles = ("nn", "ops")
+    needles = ("nn", "ops", "mindspore")  # (`mindspore.max(...)` in a module that spells neither)
     # every call: a class the package lacks (`nn.ResizeBilinear`) has a name no list holds
 
     def visit_call(self, node: ast.Call, ctx) -> Optional[List[Diagnostic]]:
