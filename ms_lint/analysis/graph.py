@@ -12,14 +12,13 @@ Built once per module and queried by every rule (docs/RULES.md, "Scope words"):
 from __future__ import annotations
 
 import ast
-import functools
 import os
 import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
-from ms_lint.analysis import framework, run_mode
+from ms_lint.analysis import framework, guards
 from ms_lint.analysis.compile_context import facts_of_module, level_windows
 from ms_lint.analysis.names import Names
 from ms_lint.analysis.project import ClassSummary, ProjectIndex, summarize, summarize_class
@@ -192,7 +191,7 @@ class GraphScope:
         about removed or deprecated APIs stay silent there.
         Needs the parent links of the engine's walk. A tree that holds its own `mindspore` package around the
         module (MindSpore's sources of another version, whose names its code resolves to) is all such code."""
-        if self.path and holds_own_mindspore(os.path.dirname(os.path.abspath(self.path))):
+        if self.path and guards.holds_own_mindspore(os.path.dirname(os.path.abspath(self.path))):
             return True
         child, parent = node, parent_of(node)
         while parent is not None:
@@ -212,7 +211,7 @@ class GraphScope:
         child, parent = node, parent_of(node)
         while parent is not None:
             if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
-                selected = _backend_selected(parent.test)
+                selected = guards.backend_selected(parent.test)
                 if selected is not None and (child in (parent.body if isinstance(parent, ast.If) else [parent.body])) \
                         == selected:
                     return True
@@ -577,43 +576,3 @@ def _mode_set(node: ast.AST) -> Optional[str]:
             text = value.attr if isinstance(value, ast.Attribute) else getattr(value, "value", None)
             return "pynative" if text in ("PYNATIVE_MODE", 1) else "other"
     return None
-
-
-# Framework names a multi-backend module compares its backend setting with
-OTHER_FRAMEWORKS = frozenset({"torch", "pytorch", "tensorflow", "tf", "paddle", "paddlepaddle", "jittor", "oneflow",
-                              "jax", "mxnet"})
-
-
-def _backend_selected(test: ast.expr) -> Optional[bool]:
-    """For `<x>.BACKEND == "torch"` (a name or attribute spelling "backend", and a framework other than MindSpore):
-    True when the `if` body is that framework's branch, False when its `else` is (`!=`); None for other tests."""
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
-        return None
-    left, right = test.left, test.comparators[0]
-    if isinstance(left, ast.Constant):
-        left, right = right, left
-    name = left.attr if isinstance(left, ast.Attribute) else left.id if isinstance(left, ast.Name) else ""
-    if "backend" not in name.lower() or not isinstance(right, ast.Constant) \
-            or str(right.value).lower() not in OTHER_FRAMEWORKS:
-        return None
-    return isinstance(test.ops[0], ast.Eq)
-
-
-_OWN_MINDSPORE = (("mindspore", "__init__.py"), ("mindspore", "python", "mindspore", "__init__.py"))
-
-
-@functools.lru_cache(maxsize=4096)
-def holds_own_mindspore(directory: str) -> bool:
-    """Is `directory`, or a directory above it, a tree of MindSpore's own sources: it holds a top-level
-    `mindspore` package (`mindspore/__init__.py` in a directory that is no package, or
-    `mindspore/python/mindspore/__init__.py` as MindSpore's repository does)? Asked per module, not per run: a
-    directory of community repositories may hold one such tree (issue 19's samples) without the others
-    resolving their names to it."""
-    parent = os.path.dirname(directory)
-    top_level = not os.path.isfile(os.path.join(directory, "__init__.py"))  # (xuance's `xuance/mindspore/` is not)
-    if top_level and any(os.path.isfile(os.path.join(directory, *parts)) for parts in _OWN_MINDSPORE):
-        return True
-    return parent != directory and holds_own_mindspore(parent)
-
-
-run_mode.when_forgetting(holds_own_mindspore.cache_clear)  # (the server: files change)

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
-from ms_lint.analysis import framework
+from ms_lint.analysis import framework, tensor_attributes
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
 from ms_lint.analysis.python_numbers import metadata_functions
@@ -48,8 +48,7 @@ class ClassSummary:
     metadata_attributes: FrozenSet[str]  # self.X = P.Shape() (or ops.Rank()...): calling it gives Python values
     constructed: FrozenSet[str]  # qualified names called to build attribute values (self.X = Block(...))
     dynamic: bool  # attributes are also created in ways a linter cannot follow (setattr with a variable name...)
-    # self.X = Tensor(...), or unpacked from a method of the class whose every return holds a `Tensor(...)` there
-    # (mindflow's FNO: `self.grid, self.perm = self._transpose(...)`), and assigned nothing else in the class
+    # self.X = Tensor(...) or unpacked from a method returning one there, and nothing else (`tensor_attributes`)
     tensors: FrozenSet[str] = frozenset()
     self_passing: Tuple[Callee, ...] = ()  # the calls of its methods that hand `self` to other code
     # when every such name starts with a literal (`insert_child_to_cell("layer_%d" % i, ...)`): those literals,
@@ -107,8 +106,7 @@ def summarize(tree: ast.Module, module: str, path: str,
 def summarize_class(node: ast.ClassDef, imports: ImportMap,
                     nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk) -> ClassSummary:
     methods, properties, attributes, parameters, metadata, constructed = set(), set(), set(), set(), set(), set()
-    tensors: Set[str] = set()
-    not_tensors: Set[str] = set()
+    tensors, not_tensors = set(), set()  # type: Set[str], Set[str]
     unpacked: List[Tuple[str, int, str]] = []  # (attribute, position, method): `self.a, self.b = self.m(...)`
     self_passing: List[Callee] = []
     dynamic = False
@@ -138,7 +136,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                 value = getattr(sub, "value", None)
                 # what `self.x = f(...)` calls, resolved once (it was three times: Parameter, metadata, built)
                 called: Any = _UNRESOLVED
-                positions = _unpacked_positions(sub, self_name)
+                positions = tensor_attributes.unpacked_positions(sub, self_name)
                 for target in assigned_targets(sub):
                     if target.__class__ is not ast.Attribute or not is_name(target.value, self_name):
                         continue  # only `self.<attr> = ...`
@@ -181,7 +179,7 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
             elif kind is ast.Attribute and sub.attr == "__dict__" and is_name(sub.value, self_name):
                 dynamic, prefixes = True, None  # self.__dict__.update(...), self.__dict__[name] = ...
     for attr, position, unpacking in unpacked:
-        (tensors if _returns_tensor_at(node, unpacking, position, imports) else not_tensors).add(attr)
+        (tensors if tensor_attributes.returns_tensor_at(node, unpacking, position, imports) else not_tensors).add(attr)
     return ClassSummary(
         name=node.name,
         qualname=f"{imports.module}.{node.name}" if imports.module else node.name,
@@ -600,44 +598,3 @@ class ProjectIndex:
             if wanted in kinds:
                 return wanted
         return None
-
-
-
-def _unpacked_positions(stmt: ast.AST, self_name: str) -> Optional[Dict[str, int]]:
-    """{attribute: position} for `self.a, self.b, c = self.method(...)`, None for other assignments."""
-    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
-        return None
-    target, value = stmt.targets[0], stmt.value
-    if not isinstance(target, ast.Tuple) or not isinstance(value, ast.Call) \
-            or not isinstance(value.func, ast.Attribute) or not is_name(value.func.value, self_name) \
-            or any(isinstance(element, ast.Starred) for element in target.elts):
-        return None
-    return {element.attr: position for position, element in enumerate(target.elts)
-            if isinstance(element, ast.Attribute) and is_name(element.value, self_name)}
-
-
-def _returns_tensor_at(node: ast.ClassDef, method: str, position: int, imports: ImportMap) -> bool:
-    """Does every `return` of the class's `method` give a tuple whose item at `position` is `Tensor(...)`, or a
-    local every assignment of which is (FNO's `positional_embedding = Tensor(get_grid_2d(...))` in each branch)?"""
-    function = next((stmt for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     and stmt.name == method), None)
-    if function is None:
-        return False
-    returns: List[Optional[ast.expr]] = []
-    assigned: Dict[str, List[Optional[ast.expr]]] = {}
-    for sub in ast.walk(function):
-        if isinstance(sub, ast.Return):
-            returns.append(sub.value)
-        elif isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
-            for target in (sub.targets if isinstance(sub, ast.Assign) else [getattr(sub, "target", None)]):
-                if isinstance(target, ast.Name):
-                    assigned.setdefault(target.id, []).append(getattr(sub, "value", None))
-
-    def is_tensor(value) -> bool:
-        if isinstance(value, ast.Name):
-            values = assigned.get(value.id, [])
-            return bool(values) and all(not isinstance(v, ast.Name) and is_tensor(v) for v in values)
-        return isinstance(value, ast.Call) and imports.qualname(value.func) in framework.TENSOR_CLASSES
-
-    return bool(returns) and all(isinstance(value, ast.Tuple) and len(value.elts) > position
-                                 and is_tensor(value.elts[position]) for value in returns)
