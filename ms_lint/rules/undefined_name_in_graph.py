@@ -33,8 +33,9 @@ class UndefinedNameInGraph(Rule):
     or the module: a port's `nn.Dropout(p=dropout)` in `construct` where `dropout` is a parameter of
     `__init__` (the value is `self.dropout`). And the base of a Cell class that the module never binds
     (`class FC(nn.Cell):` with only `from mindspore.nn import Dropout` imported): importing the module fails.
-    And, in the `__init__` of a Cell, a name nothing in the module binds: a half-ported `torch.zeros(...)`, an
-    `ops.Exp()` with no `ops` imported, which fail when the Cell is built, in every mode.
+    And, in the methods of a Cell that are not compiled (`__init__`, helpers called from Python), a name nothing
+    in the module binds: a half-ported `torch.zeros(...)`, an `ops.Exp()` with no `ops` imported, which fail when
+    the line runs, in every mode.
 
     ## Why it matters in graph mode
     Python only looks a name up when the line runs, so PyNative runs a Cell whose missing name sits in a branch
@@ -144,16 +145,16 @@ class UndefinedNameInGraph(Rule):
         yield from self._check_host_methods(cls, ctx)
 
     def _check_host_methods(self, cls: ast.ClassDef, ctx):
-        """The Cell's `__init__`: a name nothing in the module binds fails there too, when the line runs (a
-        course's `torch.zeros(...)` in `__init__` of a half-ported model, `ops.Exp()` with no `ops` imported: issue
-        19's fifteenth sample)."""
+        """The Cell's methods that are not compiled (`__init__`, helpers called from Python): a name nothing in
+        the module binds fails there too, when the line runs (a course's `torch.zeros(...)` in `__init__` of a
+        half-ported model, `ops.Exp()` with no `ops` imported: issue 19's fifteenth sample; ADA-CM's `torch.topk`
+        in a helper method, nine right findings of the sixteenth)."""
         module_names = _names_of_module(ctx)
         if module_names is None:
             return
         notebook = (ctx.source.path or "").endswith(".ipynb")
         for method in cls.body:
-            # `__init__` only: where ports build their layers (and where other rules have walked already)
-            if not isinstance(method, ast.FunctionDef) or method.name != "__init__" or ctx.graph.is_compiled(method):
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.graph.is_compiled(method):
                 continue
             nodes = ctx.walk.nodes_of(method)
             for name_id, reads in nodes.loads.items():
@@ -169,7 +170,8 @@ class UndefinedNameInGraph(Rule):
                     if not _in_annotation(name, method) and not ctx.graph.version_guarded(name):
                         yield self.report(ctx, name, subject=f"`{name_id}` is not defined anywhere in this module, "
                                           f"in `{cls.name}.{method.name}`",
-                                          when="building the Cell fails when this line runs",
+                                          when=("building " if method.name == "__init__" else "")
+                                          + "the Cell fails when this line runs",
                                           error=f"`NameError: name '{name_id}' is not defined`", compiled_only=False)
 
 
