@@ -861,8 +861,12 @@ def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
         if not ctx.graph.is_compiled(function) or defined is None:
             return []
         # in scope: the module's names, those of the defs around, the function's own
-        in_scope = undefined._module_names(ctx) \
-            | undefined._enclosing_names(function) | set(undefined._bound_in(function))
+        scoped = undefined._scoped_names(ctx, function)
+        if scoped is None:
+            return [name.id for name in undefined._own_loads(ctx, function)
+                    if name.id not in defined and name.id not in undefined._KNOWN
+                    and not undefined._in_annotation(name, function)]
+        in_scope = undefined._module_names(ctx) | scoped
         return [name.id for name in undefined._own_loads(ctx, function)
                 if (name.id not in defined or name.id not in in_scope) and name.id not in undefined._KNOWN
                 and not undefined._in_annotation(name, function)]

@@ -294,10 +294,10 @@ OPS_PRIMITIVES = frozenset(name.rpartition(".")[2] for name in mindspore_nn.SIGN
                            if name.startswith("mindspore.ops.") and name.rpartition(".")[2][:1].isupper())
 
 
-# PyTorch's `nn.Module` methods MindSpore 2.10's Cell lacks (measured, `hasattr` on `nn.Dense`), with what a Cell
-# has instead; reported only where the receiver's class is known and no class of its project MRO defines one
 # MindSpore's jit decorators 2.x removed -> what replaces them (MSL065 reports them; MSL078 leaves their imports to it)
 REMOVED_JIT_API = {"ms_function": "jit", "ms_class": "jit_class"}
+# PyTorch's `nn.Module` methods MindSpore 2.10's Cell lacks (measured, `hasattr` on `nn.Dense`), with what a Cell
+# has instead; reported only where the receiver's class is known and no class of its project MRO defines one
 TORCH_MODULE_METHODS = {
     "eval": "use `set_train(False)`", "train": "use `set_train(True)`",
     "parameters": "use `trainable_params()` or `get_parameters()`", "named_parameters": "use `parameters_and_names()`",

@@ -85,12 +85,7 @@ class MissingMindsporeModule(Rule):
                                    missing)
 
     def visit_import_from(self, node: ast.ImportFrom, ctx):
-        if node.level or not node.module or not node.module.startswith("mindspore"):
-            return
-        if node.module == "mindspore":
-            yield from self._absent_names(ctx, node, mindspore_nn.NAMES["mindspore"])
-            return
-        if not node.module.startswith("mindspore."):
+        if node.level or not node.module or node.module.partition(".")[0] != "mindspore":
             return
         names = mindspore_modules.EXTENSION_NAMES.get(node.module)
         if names is not None:

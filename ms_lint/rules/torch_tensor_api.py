@@ -111,11 +111,11 @@ class TorchTensorApi(Rule):
     `x.cpu()`, `x.cuda()`, `net.parameters()` and `rnn.flatten_parameters()`, which no MindSpore tensor, NumPy
     array or Cell has (AGL-SC's training helper, the fourteenth; MpTMC's `.cuda()` and xuance's
     `self.rnn.flatten_parameters()`, the fifteenth); the branch a multi-backend module runs for another framework
-    (TensorLayerX's `elif tlx.BACKEND == 'torch':`) handles that framework's values and is left alone, as are
-    these: a module that imports `safetensors.torch` may hold PyTorch tensors, and one that imports a
-    name spelling the method (mindformers' `enable_mindspore_backward_compat`) may have added it, and a converter
-    of PyTorch's weights (a receiver named for torch, a function or file named for the conversion: mindvision's
-    `update_torch_to_ms(torch_param_dict, ...)`) is handed PyTorch's tensors: these are left alone.
+    (TensorLayerX's `elif tlx.BACKEND == 'torch':`) handles that framework's values, a module that imports
+    `safetensors.torch` may hold PyTorch tensors, one that imports a name spelling the method (mindformers'
+    `enable_mindspore_backward_compat`) may have added it, and a converter of PyTorch's weights (a receiver named
+    for torch, a function or file named for the conversion: mindvision's `update_torch_to_ms(torch_param_dict,
+    ...)`) is handed PyTorch's tensors: these are left alone.
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
     Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 import builtins
 import itertools
-from typing import FrozenSet, Iterator, List, Optional, Set
+from typing import FrozenSet, List, Optional, Set
 
 from ms_lint.analysis.folding import method_flag
 from ms_lint.analysis.walk import parameter_names, parent_of
@@ -103,8 +103,8 @@ class UndefinedNameInGraph(Rule):
                 continue
             subject = f"`{name.id}` is not defined anywhere in this module"
             if name.id in defined:
-                if name.id in _names_of_module(ctx) \
-                        or name.id in ctx.memo((_scoped_names, function), lambda: _scoped_names(function)):
+                scoped = ctx.memo((_scoped_names, function), lambda: _scoped_names(ctx, function))
+                if name.id in _names_of_module(ctx) or scoped is None or name.id in scoped:
                     continue
                 # bound only in another function's scope: CIGF's `Dropout(p=dropout)` in `FC.construct`, where
                 # `dropout` is a parameter of `__init__` (the value is `self.dropout`)
@@ -220,48 +220,31 @@ def _module_names(ctx) -> Optional[FrozenSet[str]]:
     return frozenset(names)
 
 
-def _scoped_names(function) -> FrozenSet[str]:
-    """The names the function and the defs around it bind (asked once per function: a walk of each)."""
-    return frozenset(_bound_in(function)) | _enclosing_names(function)
-
-
-def _enclosing_names(function) -> Set[str]:
-    """The names the defs and lambdas around `function` bind (a closure reads them; a class body between is
-    skipped, as Python skips it): its own are `_bound_in` it."""
+def _scoped_names(ctx, function) -> Optional[FrozenSet[str]]:
+    """The names the function and the defs and lambdas around it bind (`_defined_names` of each, nested scopes
+    included: errs towards silence; a class body between is skipped, as Python skips it), or None when one of
+    them can bind names a reader cannot see. Asked once per function."""
     names: Set[str] = set()
-    scope = parent_of(function)
+    scope = function
     while scope is not None:
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            names.update(_bound_in(scope))
+            bound = _defined_names(ctx.walk.subtree(scope))
+            if bound is None:
+                return None
+            names |= bound
         scope = parent_of(scope)
-    return names
-
-
-def _bound_in(scope) -> Iterator[str]:
-    """The names bound anywhere in a def, lambda or statement (its nested scopes too: errs towards silence)."""
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            yield node.id
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope:
-            yield node.name
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield from ((alias.asname or alias.name).partition(".")[0] for alias in node.names)
-        elif isinstance(node, ast.arg):
-            yield node.arg
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            yield node.name
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            yield from node.names
+    return frozenset(names)
 
 
 def _binding_function(ctx, name: str) -> str:
     """"`__init__` (line 114)" or "the body of class `K`": the first def or class that binds `name`, for the
     message."""
     for node in ctx.walk.order:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in _bound_in(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and name in (_defined_names(ctx.walk.subtree(node)) or ()):
             return f"`{node.name}` (line {node.lineno})"
-        if isinstance(node, ast.ClassDef) and any(name in _bound_in(statement) for statement in node.body
-                                                  if not isinstance(statement, _SCOPES)):
+        if isinstance(node, ast.ClassDef) and any(name in (_defined_names(ctx.walk.subtree(statement)) or ())
+                                                  for statement in node.body if not isinstance(statement, _SCOPES)):
             return f"the body of class `{node.name}` (line {node.lineno})"
     return "another scope"
 
