@@ -243,6 +243,35 @@ def test_msl062_values_reaching_a_name_decide_between_drop_rate_and_keep_probabi
                      25: "warning"}
 
 
+def test_msl062_a_zero_that_reaches_the_keep_probability_is_an_error():
+    """PyTorch's "no dropout", `drop=0.`, is a keep probability 2.10 refuses (`nn.Dropout(0.)`: ValueError, an int:
+    TypeError; the oracle test measures both). A test of the name around the call keeps the zero away (ghostnet's
+    `if self.final_drop > 0:`), and values callers pass decide as before."""
+    found = {d.row: (d.severity, "raises" in d.message) for d in lint('''
+        from mindspore import nn
+
+
+        class Block(nn.Cell):
+            def __init__(self, drop=0., final_drop=0., rate=0., keep=0):
+                super().__init__()
+                self.a = nn.Dropout(drop)
+                self.b = nn.Dropout(0.)
+                self.final_drop = final_drop
+                if self.final_drop > 0:
+                    self.c = nn.Dropout(self.final_drop)
+                self.d = nn.Dropout(self.final_drop)
+                self.e = nn.Dropout(drop) if drop else None
+                self.f = nn.Dropout(rate)
+                self.g = nn.Dropout(keep)
+                self.h = nn.Dropout(keep_prob=0.0)
+
+
+        small = Block(rate=0.1)
+        ''') if d.code == "MSL062"}
+    assert found == {8: ("error", True), 9: ("error", True), 12: ("warning", False), 13: ("error", True),
+                     14: ("warning", False), 15: ("error", False), 16: ("error", True), 17: ("error", True)}
+
+
 def test_msl006_weight_free_layers_built_in_graph_code_are_warnings():
     """nn.Norm and nn.Range carry no weights and no training mode: built in construct they compute the right
     result every call (the MSL006 oracle test measures it), only rebuilt at each compile; nn.PSNR has no weights

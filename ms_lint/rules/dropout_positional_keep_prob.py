@@ -5,7 +5,7 @@ from typing import Dict, List, Optional
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.bindings import assignments_of, binders
-from ms_lint.analysis.walk import enclosing_function, parameter_defaults, parameter_names, self_parameter
+from ms_lint.analysis.walk import enclosing_function, parameter_defaults, parameter_names, parent_of, self_parameter
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 
@@ -25,7 +25,11 @@ class DropoutPositionalKeepProb(Rule):
     `nn.Dropout(0.7)` meant to zero 70 % (WS-VAD, issue 19's third sample); and where every value is 0.5
     (`dropout_ratio = 0.5`): keeping or zeroing half is the same. And a warning, without a fix, for a literal
     `p=` above 0.5 (`nn.Dropout(p=0.9)` zeroes 90 %, measured): the keep probability of older MindSpore code
-    carried into `p` (a community SegFormer head ported with `p=0.9` for PyTorch's dropout of 0.1). Not
+    carried into `p` (a community SegFormer head ported with `p=0.9` for PyTorch's dropout of 0.1). An error
+    where the value is one 2.10 refuses to build: `nn.Dropout(0.)` (ValueError: `keep_prob` must be in (0, 1]),
+    `nn.Dropout(1)` (TypeError: an int), and a name whose default or assignment is zero, PyTorch's "no dropout"
+    (`def __init__(self, drop=0.)` then `nn.Dropout(drop)`, CIGF's block in issue 19's sixteenth sample), unless a
+    test of the name guards the call (`if self.final_drop > 0:`) or the module's calls pass the name values. Not
     reported where the project replaces `nn.Dropout` with its own class when imported (MindNLP 0.3's
     `nn.Dropout = CustomDropout`, which takes PyTorch's `p`).
 
@@ -90,6 +94,10 @@ class DropoutPositionalKeepProb(Rule):
             return
         kept = _number(value)
         call = f"{ctx.text(node.func)}({ctx.text(value) if node.args else 'keep_prob=' + ctx.text(value)})"
+        rejected = self._rejected_value(ctx, node, value, kept)
+        if rejected is not None:
+            yield self.report(ctx, node, call=call, problem=rejected)
+            return
         drop_rate = bool(node.args) and _reads_as_drop_rate(value, ctx.text(value), kept)
         known: List[float] = []
         if node.args and kept is None and not _complement(value):
@@ -122,6 +130,33 @@ class DropoutPositionalKeepProb(Rule):
             problem = f"sets the probability to keep an element: {meaning} (probability to zero)"
         yield self.report(ctx, node, call=call, problem=problem, fix=self._fix(ctx, node, value, kept),
                           severity=None if certain else "warning")
+
+    @staticmethod
+    def _rejected_value(ctx, node: ast.Call, value: ast.expr, kept: Optional[float]) -> Optional[str]:
+        """The problem of a keep probability 2.10 refuses to build: a literal outside (0, 1] (`nn.Dropout(0.)`:
+        ValueError; an int: TypeError), or a name whose default or assignment is zero, PyTorch's "no dropout"
+        (CIGF's `def __init__(self, drop=0.)` then `nn.Dropout(drop)`), where no test of the name guards the call
+        (ghostnet's `if self.final_drop > 0:`)."""
+        literal = value if kept is not None else None
+        named = value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
+        if literal is None and named is not None and not _tested_around(node, named) \
+                and not any(_keyword_literals(ctx).get(named, ())):  # callers pass it: the values say which
+            literal = next((v for v in _zeros_reaching(ctx, value)), None)
+        if literal is None:
+            return None
+        number = _number(literal)
+        if isinstance(literal, ast.Constant) and isinstance(literal.value, int):
+            failure = "TypeError (`keep_prob` must be a float)"
+        elif number is not None and not 0 < number <= 1:
+            failure = "ValueError (`keep_prob` must be in (0, 1])"
+        else:
+            return None
+        if literal is value:
+            return (f"raises {failure} when the layer is built (the first argument is the probability to keep); "
+                    f"PyTorch's `p` is `p=` in MindSpore")
+        return (f"raises {failure} when the layer is built with `{ctx.text(value)}` = {ctx.text(literal)} (line "
+                f"{literal.lineno}): the first argument is the probability to keep, and {ctx.text(literal)} is "
+                f"PyTorch's `p` for no dropout; use `p={ctx.text(value)}`")
 
     def _high_drop_rate(self, ctx, node: ast.Call):
         """`nn.Dropout(p=0.8)`: a literal `p` above 0.5 zeroes most elements, what a keep probability carried
@@ -203,6 +238,45 @@ def _values_reaching(ctx, value: ast.expr, depth: int) -> List[float]:
                    and t.value.id == value.value.id for t in assign.targets):
                 found += _values_reaching(ctx, assign.value, depth + 1)
     return found
+
+
+def _zeros_reaching(ctx, value: ast.expr) -> List[ast.expr]:
+    """The literal zeros a name or `self.<name>` can hold: its default, its assignments (in the function, the
+    module or the class), not what callers pass."""
+    function = enclosing_function(value)
+    if function is None or isinstance(function, ast.Lambda):
+        return []
+    sources: List[ast.expr] = []
+    if isinstance(value, ast.Name):
+        bound_here = binders(ctx.walk, function, value.id) or value.id in parameter_names(function)
+        for binding in binders(ctx.walk, function if bound_here else None, value.id):
+            sources += [assigned for _, _, assigned in assignments_of(binding) if isinstance(assigned, ast.expr)]
+        default = parameter_defaults(function.args).get(value.id)
+        if default is not None:
+            sources.append(default)
+    elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+            and value.value.id == self_parameter(function):
+        cell = ctx.graph.cell_of(function)
+        for assign in ctx.walk.of_kind(cell.node, ast.Assign) if cell is not None else ():
+            if any(isinstance(t, ast.Attribute) and t.attr == value.attr and isinstance(t.value, ast.Name)
+                   and t.value.id == value.value.id for t in assign.targets):
+                sources.append(assign.value)
+        # `self.drop = drop` then `nn.Dropout(self.drop)`: the parameter's default reaches the attribute
+        sources = [default for source in sources for default in
+                   ([source] if not isinstance(source, ast.Name) else _zeros_reaching(ctx, source) or [source])]
+    return [source for source in sources if _number(source) == 0]
+
+
+def _tested_around(node: ast.AST, name: str) -> bool:
+    """Is `node` under an `if` (statement or expression) whose test reads `name` (`if drop > 0:`,
+    `nn.Dropout(drop) if drop else nn.Identity()`)? Then a zero never reaches the call."""
+    child, parent = node, parent_of(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and any(
+                getattr(n, "id", None) == name or getattr(n, "attr", None) == name for n in ast.walk(parent.test)):
+            return True
+        child, parent = parent, parent_of(parent)
+    return False
 
 
 def _keyword_literals(ctx) -> Dict[str, List[float]]:

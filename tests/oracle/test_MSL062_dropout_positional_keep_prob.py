@@ -75,3 +75,15 @@ def test_a_p_above_one_half_zeroes_most_elements(oracle):
     """`nn.Dropout(p=0.9)` (a keep probability carried into `p`) zeroes 90 %: the warning's claim."""
     zeroed, _ = zeroed_fraction(oracle, "lax", nn.Dropout(p=0.9))
     assert zeroed == pytest.approx(0.9, abs=0.01)
+
+
+def test_a_zero_keep_probability_is_refused_when_the_layer_is_built(oracle):
+    """PyTorch's "no dropout" carried over as the first argument: `nn.Dropout(0.)` raises ValueError, and so does
+    the fixture's block built with its default `drop=0.`."""
+    with pytest.raises(ValueError, match="keep_prob"):
+        nn.Dropout(0.)
+    with pytest.raises(ValueError, match="keep_prob"):
+        nn.Dropout(keep_prob=0.0)
+    cells = oracle.load((FIXTURES / "MSL062.py").read_text(encoding="utf-8"))
+    with pytest.raises(ValueError, match="keep_prob"):
+        cells.ZeroByDefault()
