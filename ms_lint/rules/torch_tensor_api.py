@@ -42,7 +42,8 @@ _CELL_STEP = ("a learning-rate schedule (`nn.LearningRateSchedule`) is a Cell th
 TORCH_ATTRIBUTES = {"requires_grad": "gradients come from `mindspore.grad`/`value_and_grad`, not from the tensor",
                     "is_cuda": "place work with `mindspore.set_device`",
                     "grad_fn": "MindSpore tensors carry no autograd graph",
-                    "is_leaf": "MindSpore tensors carry no autograd graph"}
+                    "is_leaf": "MindSpore tensors carry no autograd graph",
+                    "grad": "gradients are what `mindspore.grad`/`value_and_grad` return, not stored on the tensor"}
 # MindSpore's Cell classes that `torch.nn` does not have
 _MINDSPORE_ONLY = frozenset({"Cell", "SequentialCell", "CellList", "CellDict", "LossBase", "WithLossCell",
                              "TrainOneStepCell"})
@@ -56,7 +57,7 @@ class TorchTensorApi(Rule):
     Finds PyTorch-only calls on MindSpore tensors and Cells: `.cuda()`, `.cpu()`, `.detach()`, `.backward()`,
     `.size()`/`.size(dim)`, `.shape(dim)` (PyTorch's `size(dim)` written with `shape`: a tuple is not callable,
     measured to fail in GRAPH_MODE and PyNative), `.to("cuda")`/`.to(torch.device(...))`; PyTorch's autograd
-    and device attributes read on a MindSpore tensor (`x.is_cuda`, `x.grad_fn`, `x.is_leaf`, and in graph code
+    and device attributes read on a MindSpore tensor (`x.is_cuda`, `x.grad`, `x.grad_fn`, `x.is_leaf`, and in graph code
     `x.requires_grad`: a Parameter has it, but graph code cannot read it); and PyTorch's
     `torch.device(...)` and `torch.no_grad()` applied to MindSpore code; and PyTorch's `nn.Module` methods called
     on a Cell (`net.eval()`, `net.train()`, `net.parameters()`, `net.zero_grad()`, `net.children()`...) and
@@ -94,7 +95,8 @@ class TorchTensorApi(Rule):
     `flatten_parameters`. MindSpore's optimizers (`nn.Adam`, `nn.SGD`,
     `nn.AdamWeightDecay`, `mindspore.experimental.optim.Adam`) have no `step`, `zero_grad`, `clear_grad` or
     `clear_gradients`: an optimizer is a Cell called with the gradients. A `Tensor` has no `requires_grad`,
-    `is_cuda`, `grad_fn` or `is_leaf` (AttributeError, at compile in graph code); a `Parameter`'s
+    `is_cuda`, `grad`, `grad_fn` or `is_leaf` (AttributeError, at compile in graph code; a `Parameter` has no
+    `grad` either: an adversarial attack's `delta.grad.clone().detach()`, issue 19's sixteenth sample); a `Parameter`'s
     `requires_grad` reads in PyNative, but in `construct` it fails to compile (`the 'Parameter' object's method
     'requires_grad' is not supported in 'construct'`): GPT-SoVITS's `DoubleSwish` reads `x.requires_grad`
     (issue 19's seventh sample).
@@ -154,7 +156,7 @@ class TorchTensorApi(Rule):
     message = "`{call}` {where}: {consequence}"
     fix_applicability = "safe"
     needles = (".size(", ".shape(", ".cuda(", ".cpu(", ".detach(", ".backward(", ".to(", "torch", ".requires_grad",
-               ".is_cuda", ".grad_fn", ".is_leaf", *(f".{method}(" for method in framework.TORCH_MODULE_METHODS),
+               ".is_cuda", ".grad", ".is_leaf", *(f".{method}(" for method in framework.TORCH_MODULE_METHODS),
                *(f".{method}(" for method in OPTIMIZER_METHODS))
     call_names = frozenset(MISSING) | frozenset(framework.TORCH_MODULE_METHODS) | frozenset(OPTIMIZER_METHODS) \
         | {"size", "shape", "to"}

@@ -160,6 +160,10 @@ class ReadsIsCuda(nn.Cell):
     def construct(self, x):
         return x.is_cuda
 
+class ReadsGrad(nn.Cell):
+    def construct(self, x):
+        return x.grad
+
 class ReadsParameterFlag(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -178,7 +182,7 @@ def test_torch_autograd_attributes_fail_on_tensors(oracle, mode):
 
     cells = oracle.load(TORCH_ATTRIBUTES)
     x = oracle.tensor([1.0, 2.0])
-    for name in ("ReadsRequiresGrad", "ReadsIsCuda"):
+    for name in ("ReadsRequiresGrad", "ReadsIsCuda", "ReadsGrad"):
         outcome = oracle.compile(mode, getattr(cells, name)(), x) if mode != "pynative" else \
             oracle.call(mode, getattr(cells, name)(), x)
         assert not outcome.ok and outcome.error_type == "AttributeError", (name, outcome.message)
@@ -188,6 +192,7 @@ def test_torch_autograd_attributes_fail_on_tensors(oracle, mode):
     assert parameter_flag.ok == (mode == "pynative"), parameter_flag.message
     t = ms.Tensor(np.ones(2, np.float32))
     assert not any(hasattr(t, name) for name in NAMES)
+    assert not hasattr(ms.Parameter(t, name="delta"), "grad")  # an attack's `delta.grad` fails on a Parameter too
     assert ms.Parameter(t).requires_grad
 
 
