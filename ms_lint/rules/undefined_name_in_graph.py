@@ -35,7 +35,8 @@ class UndefinedNameInGraph(Rule):
     (`class FC(nn.Cell):` with only `from mindspore.nn import Dropout` imported): importing the module fails.
     And, in the methods of a Cell that are not compiled (`__init__`, helpers called from Python), a name nothing
     in the module binds: a half-ported `torch.zeros(...)`, an `ops.Exp()` with no `ops` imported, which fail when
-    the line runs, in every mode.
+    the line runs, in every mode; in a Cell with no `construct` too (a base class, a memory bank used from
+    Python).
 
     ## Why it matters in graph mode
     Python only looks a name up when the line runs, so PyNative runs a Cell whose missing name sits in a branch
@@ -75,7 +76,7 @@ class UndefinedNameInGraph(Rule):
     code = "MSL027"
     name = "undefined-name-in-graph"
     severity = "error"
-    scope = "graph"
+    scope = "module"  # graph code, and the Cells that have none (their classes, `visit_class_def`)
     message = "{subject}: {when} ({error})"
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
@@ -120,15 +121,28 @@ class UndefinedNameInGraph(Rule):
             yield self.report(ctx, name, subject=subject, when=when, error=error,
                               severity="warning" if flag is not None else None)
 
+    def visit_class_def(self, node: ast.ClassDef, ctx):
+        """A Cell with no compiled method (a base class holding only `__init__`, a port with `forward` and no
+        `construct`: the fifteenth sample's `torch.zeros(d).cuda()`) is checked here, not from its first compiled
+        method."""
+        cell = ctx.graph.cells.get(node)
+        if cell is None or cell.kind != "cell" or _first_compiled(ctx, node) is not None \
+                or not _in_classes_only(node, ctx.tree):
+            return
+        yield from self._check_class(node, ctx)
+
     def _check_bases(self, function, ctx):
-        """The bases of the module-level Cell whose method `function` is, once per class: a base whose name the
-        module never binds (CIGF's `class FC(nn.Cell):` in a module that imports only `from mindspore.nn import
-        Dropout`) makes importing the module fail."""
+        """The class of `function`, checked once, from its first compiled method."""
         cls = parent_of(function)
         if not isinstance(cls, ast.ClassDef) or not _in_classes_only(cls, ctx.tree) \
-                or next((item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-                         and ctx.graph.is_compiled(item)), None) is not function:
+                or _first_compiled(ctx, cls) is not function:
             return  # (a class nested in classes sees the module's names only: xuance's learners' loss Cells)
+        yield from self._check_class(cls, ctx)
+
+    def _check_class(self, cls: ast.ClassDef, ctx):
+        """The bases of a module-level Cell: a base whose name the module never binds (CIGF's `class
+        FC(nn.Cell):` in a module that imports only `from mindspore.nn import Dropout`) makes importing the module
+        fail; then its methods that are not compiled."""
         names = _names_of_module(ctx)
         if names is None:
             return
@@ -173,6 +187,11 @@ class UndefinedNameInGraph(Rule):
                                           when=("building " if method.name == "__init__" else "")
                                           + "the Cell fails when this line runs",
                                           error=f"`NameError: name '{name_id}' is not defined`", compiled_only=False)
+
+
+def _first_compiled(ctx, cls: ast.ClassDef):
+    return next((item for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and ctx.graph.is_compiled(item)), None)
 
 
 def _in_classes_only(cls: ast.ClassDef, tree: ast.Module) -> bool:
