@@ -124,3 +124,25 @@ def test_reexported_modules_are_mindspore_in_every_front_end(reexporting, model)
                                  "--enable", ",".join(symbols), "--output-format", "json", "-j", jobs, model],
                                 cwd=reexporting, capture_output=True, text=True)
         assert {(item["line"], symbols[item["symbol"]]) for item in json.loads(pylint.stdout)} == REEXPORTED, jobs
+
+
+RE_EXPORTS = {
+    "xu/__init__.py": "",
+    "xu/ms/__init__.py": "import mindspore as ms\nfrom mindspore import nn, ops\n",
+    "xu/th/__init__.py": "import torch\nfrom torch import nn\n",
+    "xu/ms/star.py": "from xu.ms import *\n\n\ndef update(loss):\n    loss.backward()\n",
+    "xu/ms/named.py": "from xu.ms import nn\n\n\ndef update(loss):\n    loss.backward()\n",
+    "xu/th/star.py": "from xu.th import *\n\n\ndef update(loss):\n    loss.backward()\n",
+    "xu/plain.py": "from xu import helpers\n\n\ndef update(loss):\n    loss.backward()\n",
+}
+
+
+def test_a_module_importing_mindspore_through_the_projects_re_exports_is_mindspore_only(tmp_path):
+    """xuance's learners import MindSpore only through `from xuance.mindspore import ...` (issue 19's fifteenth
+    sample): PyTorch's `loss.backward()` there is MSL064's, as in a module importing MindSpore itself; not where
+    the re-exports are PyTorch's, nor where nothing brings MindSpore."""
+    root = _write_project(tmp_path, RE_EXPORTS)
+    _, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL064", str(root))
+    found = sorted((finding["filename"].replace(str(root) + "/", ""), finding["location"]["row"])
+                   for finding in json.loads(out))
+    assert found == [("xu/ms/named.py", 5), ("xu/ms/star.py", 5)]

@@ -117,7 +117,9 @@ class TorchTensorApi(Rule):
     `safetensors.torch` may hold PyTorch tensors, one that imports a name spelling the method (mindformers'
     `enable_mindspore_backward_compat`) may have added it, and a converter of PyTorch's weights (a receiver named
     for torch, a function or file named for the conversion: mindvision's `update_torch_to_ms(torch_param_dict,
-    ...)`) is handed PyTorch's tensors: these are left alone.
+    ...)`) is handed PyTorch's tensors: these are left alone. A module imports MindSpore here also through the
+    project's re-exports (xuance's learners: `from xuance.mindspore import ...`, or a star import of such a
+    package).
     `x.to("cuda")` raises `ValueError: Failed to convert the value "cuda" of input 'device' of 'to' to enum.`, on
     Cells too. In graph code `x.cuda()` and `x.to("cuda")` fail at compile. PyTorch's grad mode
     does not reach MindSpore, which computes gradients only through `mindspore.grad`/`value_and_grad`: a
@@ -452,11 +454,19 @@ def _receiver_of_mindspore_module(ctx, func: ast.Attribute) -> bool:
     return True
 
 
+_USUAL_NAMES = ("mindspore", "ms", "nn", "ops", "Tensor", "torch", "F")
+
+
 def _imports_mindspore_only(ctx, method: str) -> bool:
     """Does the module import MindSpore and no PyTorch-like package, and neither define nor assign `method` (`def
     zero_grad(`, mindone's `self.zero_grad = ...`)?"""
-    targets = ctx.graph.imports.names.values()
-    imported = {target.partition(".")[0] for target in targets}
+    imports = ctx.graph.imports
+    targets = imports.names.values()
+    # what the names are through the project's re-exports too (xuance's `from xuance.mindspore import nn`), and
+    # what a star import of a project module brings of the usual names
+    names = [*imports.names, *(_USUAL_NAMES if imports.stars else ())]
+    imported = {target.partition(".")[0] for target in targets} \
+        | {(imports.resolve(name) or "").partition(".")[0] for name in names}
     text = ctx.source.text
     return "mindspore" in imported and not imported & _TORCH_LIKE and not uses_mindtorch(ctx) \
         and not any(target.startswith("safetensors.torch") for target in targets) \
