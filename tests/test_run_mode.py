@@ -692,3 +692,17 @@ def test_a_mode_given_through_a_variable_of_the_file(tmp_path):
                                                 "def main(ms_mode):\n")})
     run_mode.forget_projects()
     assert cli(tmp_path, "--no-cache") == COMPILED
+
+
+def test_an_entry_point_inside_a_package_is_a_script(tmp_path):
+    """JSG (issue 19's sixteenth sample) keeps `train.py` inside its package; it selects PyNative in its
+    `__main__` block and trains there, while another script of the project compiles: what only the training
+    script reaches runs in PyNative. A self-test in a module named otherwise is still no script."""
+    pynative_main = ("import mindspore\nfrom jsg.nets import Block\n\nif __name__ == '__main__':\n"
+                     "    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)\n    Block()(1)\n")
+    write(tmp_path, {"README.md": "jsg\n", "jsg/__init__.py": "", "jsg/nets.py": EXAMPLE_MODEL,
+                     "jsg/train.py": pynative_main, "jsg/other.py": EXAMPLE_MODEL,
+                     "jsg/selftest.py": pynative_main.replace("jsg.nets", "jsg.other"),
+                     "jsg/step.py": "from mindspore import jit\n\n\n@jit\ndef step(net, x):\n    return net(x)\n"})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("jsg/nets.py", "warning"), ("jsg/other.py", "error")}

@@ -175,10 +175,16 @@ def _may_be_script(path: str, data: bytes, known: FrozenSet[str]) -> bool:
     """Outside any package, a file that runs itself or selects a mode; inside one, a file that selects a mode
     outside its `if __name__ == "__main__":` block (pointRCNN's `tools/train_rcnn.py`). A self-test inside a
     package (mindone's `nerfacc/utils/grid_utils.py`, hp-vae-gan's `networks_2d.py`) is not how a project runs:
-    a library whose modules are all in packages is left as it is."""
+    a library whose modules are all in packages is left as it is. But a file named as a project's entry point
+    (`train.py`, `eval_net.py`, `main.py`) that selects a mode is one, in a package too (JSG's training script,
+    issue 19's sixteenth sample)."""
     if os.path.join(os.path.dirname(path), "__init__.py") not in known:
         return b"set_context" in data or run_mode.script_row(data) is not None
-    return b"set_context" in data and any(not run_mode.in_main_block(data, row) for _, row in run_mode.selections(data))
+    return b"set_context" in data and (_ENTRY_POINT.match(os.path.basename(path)) is not None or any(
+        not run_mode.in_main_block(data, row) for _, row in run_mode.selections(data)))
+
+
+_ENTRY_POINT = re.compile(r"(?:train|eval|main|run|infer|predict|finetune|pretrain)(?:_\w*)?\.py$")
 
 
 class _Project:
