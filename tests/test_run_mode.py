@@ -544,6 +544,13 @@ def test_a_mode_reset_by_a_constructor_after_its_base_runs_last(tmp_path):
         "        context.set_context(mode=context.PYNATIVE_MODE)\n        super(Exp_Main, self).__init__(args)\n")})
     (tmp_path / "pyproject.toml").unlink()
     assert severities(tmp_path) == {("models.py", "error"), ("layers/revin.py", "error")}
+    # the constructor selects PyNative through a method of its own, after its base's GRAPH_MODE (sixteenth sample)
+    write(tmp_path, {"exp/exp_main.py": experiment.replace(
+        "        context.set_context(mode=context.PYNATIVE_MODE)\n        self.model = Block()\n",
+        "        self._init_context()\n        self.model = Block()\n\n    def _init_context(self):\n"
+        "        context.set_context(mode=context.PYNATIVE_MODE)\n")})
+    (tmp_path / "pyproject.toml").unlink()
+    assert severities(tmp_path) == {("models.py", "warning"), ("layers/revin.py", "warning")}
 
 
 def notebook_of(*cells: str) -> str:

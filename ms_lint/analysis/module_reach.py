@@ -159,8 +159,8 @@ def _reset_by_a_constructor(project: "_Project", reached: Set[str],
     run before it where its `__init__` calls them first, directly or through the functions that call them
     (mindsporeTSF, issue 19's twelfth sample: `run_longExp.py` selects GRAPH_MODE, `Exp_Basic._acquire_device`
     too, and `Exp_Main.__init__` selects PYNATIVE_MODE after `super().__init__(args)`: it trains in PyNative)."""
-    resets = [(row, file) for mode, row, file in modes if mode == run_mode.PYNATIVE
-              and run_mode.enclosing_def(project.text(file), row) == b"__init__"]
+    resets = [reset for mode, row, file in modes if mode == run_mode.PYNATIVE
+              for reset in _constructor_rows(project.text(file), row, file)]
     if not resets:
         return None
     for mode, row, file in modes:
@@ -169,6 +169,18 @@ def _reset_by_a_constructor(project: "_Project", reached: Set[str],
                                             for reset_row, reset_file in resets):
             return None
     return run_mode.PYNATIVE, resets[0][0], resets[0][1]
+
+
+def _constructor_rows(text: bytes, row: int, file: str) -> List[Tuple[int, str]]:
+    """(row, file) where a constructor runs the selection at line `row`: the line itself inside `__init__`, or
+    the `self.<method>(` calls in an `__init__` of the file, where the method around the line is one
+    (`self._init_context()` selecting PyNative, issue 19's sixteenth sample)."""
+    function = run_mode.enclosing_def(text, row)
+    if function is None or function == b"__init__":
+        return [(row, file)] if function else []
+    calls = re.finditer(rb"\bself\." + re.escape(function) + rb"\s*\(", text)
+    rows = (text.count(b"\n", 0, call.start()) + 1 for call in calls)
+    return [(call_row, file) for call_row in rows if run_mode.enclosing_def(text, call_row) == b"__init__"]
 
 
 def _may_be_script(path: str, data: bytes, known: FrozenSet[str]) -> bool:
