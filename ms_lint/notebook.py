@@ -8,7 +8,8 @@ commands (`%time`, `!pip install`, `x = !ls`), help (`obj?`), and whole cells un
 the first line of `%%time` and `%%capture`, whose body is Python). Each masked line carries its number and gets
 its original text back when the notebook is written.
 
-Reading uses nbformat (any notebook version it reads); writing changes only the `source` of the code cells whose
+Reading uses nbformat to validate (any notebook version it reads; without nbformat installed, the JSON is read as
+it is); writing changes only the `source` of the code cells whose
 text changed, in the JSON as it was read, dumped the way the file was (indentation, non-ASCII characters, final
 newline). A notebook that this would not reproduce byte for byte when nothing changed is never written.
 """
@@ -53,13 +54,17 @@ class Notebook:
     def read(cls, raw: str) -> "Notebook":
         try:
             import nbformat
-
-            with warnings.catch_warnings():  # its advice (cells without ids...) is not for ms_lint's users
-                warnings.simplefilter("ignore")
-                nbformat.reads(raw, as_version=nbformat.NO_CONVERT)  # validates the structure of any version
+        except ImportError:  # ms_lint run from a checkout without its dependencies: the JSON alone is read
+            nbformat = None
+        try:
+            if nbformat is not None:
+                with warnings.catch_warnings():  # its advice (cells without ids...) is not for ms_lint's users
+                    warnings.simplefilter("ignore")
+                    nbformat.reads(raw, as_version=nbformat.NO_CONVERT)  # validates the structure of any version
             document = json.loads(raw)
         except Exception as error:  # noqa: BLE001 - nbformat raises many types for a broken file
-            raise NotebookError(f"not a notebook nbformat can read: {_first_line(error)}") from None
+            reader = "nbformat" if nbformat is not None else "a JSON reader"
+            raise NotebookError(f"not a notebook {reader} can read: {_first_line(error)}") from None
         cells = document.get("cells") if isinstance(document, dict) else None
         if not isinstance(cells, list):  # nbformat 3 keeps cells in worksheets: read as version 4 would be
             raise NotebookError("not a notebook ms_lint can read (no top-level `cells`: nbformat 3?)")
@@ -244,7 +249,7 @@ def _parses(lines: List[str]) -> bool:
 
 def _cell_source(cell: dict) -> str:
     source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
+    return "".join(map(str, source)) if isinstance(source, list) else str(source)
 
 
 def _indentation(raw: str) -> Optional[int]:

@@ -102,6 +102,20 @@ def test_a_broken_notebook_is_a_finding_and_junit_reports_notebook_findings(tmp_
     assert 'failures="2"' in junit and "model.ipynb:cell 3:7:16" in junit
 
 
+def test_without_nbformat_a_notebook_is_read_as_json(tmp_path, monkeypatch):
+    """ms_lint run from a checkout without its dependencies (issue 19's seventeenth sample: two MSL099 errors on
+    valid notebooks, "No module named 'nbformat'"): the notebook's JSON is read without validation, and a file
+    that is no JSON is still MSL099."""
+    monkeypatch.setitem(sys.modules, "nbformat", None)  # `import nbformat` raises ImportError
+    path = notebook(tmp_path)
+    found = [(item["code"], item["cell"]) for item in json.loads(
+        run_cli("check", "--no-cache", "--output-format", "json", str(path))[1])]
+    assert found == [("MSL030", 3), ("MSL001", 3)]
+    (tmp_path / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
+    (item,) = json.loads(run_cli("check", "--no-cache", "--output-format", "json", str(tmp_path / "broken.ipynb"))[1])
+    assert item["code"] == "MSL099" and "not a notebook a JSON reader can read" in item["message"]
+
+
 def test_standard_input_notebook_fix_prints_the_notebook(tmp_path, monkeypatch):
     path = notebook(tmp_path)
     data = path.read_bytes()
