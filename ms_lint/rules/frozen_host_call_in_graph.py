@@ -37,7 +37,11 @@ class FrozenHostCallInGraph(Rule):
     calls is ignored, while PyNative re-evaluates each call. Dropout masks, noise and augmentations built this
     way are silently identical at every step. (`with open(...) as f:` fails to compile instead:
     `TypeError: issubclass() arg 1 must be a class`.) `ops.rand`, `ops.randn`, `ops.uniform` and
-    `ops.standard_normal` are graph operators and re-sample at every call (measured). A draw made after
+    `ops.standard_normal` are graph operators and re-sample at every call (measured). A draw whose arguments read
+    an attribute of an object passed in (`np.random.randint(0, data.num_nodes, (1,))`, `data` a graph object, not
+    a tensor) is a warning: 2.10 compiles the graph again for each new non-tensor argument, and draws again
+    (measured: four calls with new objects gave four draws, with one object one draw), so the draw is frozen only
+    while the same object is passed (CMMS-GCL, issue 19's seventeenth sample). A draw made after
     `np.random.seed(...)` (or `random.seed`) in the same function, or in every caller up to three calls up
     (BigBird's random attention blocks), gives the same values at every call in PyNative too: not reported.
 
@@ -89,8 +93,15 @@ class FrozenHostCallInGraph(Rule):
             shown = ctx.text(node)
             if len(shown) > 40 or "\n" in shown:
                 shown = f"{ctx.text(node.func)}(...)"
+            consequence, severity = _consequence(qualname), None
+            holder = _object_argument(node) if qualname.startswith(("numpy.random.", "random.")) else None
+            if holder is not None:  # the graph is compiled again for each new object: frozen while it is the same
+                consequence = (f"the draw is frozen for as long as the same `{holder}` is passed (2.10 compiles "
+                               f"again, and draws again, for each new non-tensor argument; use "
+                               f"`ops.rand`/`ops.randint`/`ops.uniform`)")
+                severity = "warning"
             # (in a `@constexpr` body a MindSpore draw is made while compiling too: no fix)
-            return [self.report(ctx, node, call=shown, consequence=_consequence(qualname),
+            return [self.report(ctx, node, call=shown, consequence=consequence, severity=severity,
                                 fix=None if ctx.graph.at_compile_time(node) else self._fix(ctx, node, qualname))]
         return None
 
@@ -126,6 +137,26 @@ class FrozenHostCallInGraph(Rule):
             target, size = ctx.parent(node), f"{size}, dtype={dtype}" if dtype else size
         return Fix("unsafe", f"Draw in the graph with `{ops}.{name}`",
                    (ctx.replace(target, f"{ops}.{name}({size})"),), imports)
+
+
+_TENSOR_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T"})
+
+
+def _object_argument(node: ast.Call) -> Optional[str]:
+    """The parameter of the function around a draw whose attribute the draw's arguments read (`data` in
+    `np.random.randint(0, data.num_nodes, ...)`, CMMS-GCL in issue 19's seventeenth sample): an object passed in,
+    not a tensor (whose `shape` or `dtype` would be read), not `self`."""
+    function = enclosing_function(node)
+    if function is None or isinstance(function, ast.Lambda):
+        return None
+    own = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+    parameters = set(own[1:] if own and own[0] in ("self", "cls") else own)
+    for argument in (*node.args, *(k.value for k in node.keywords)):
+        for sub in ast.walk(argument):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in parameters \
+                    and sub.attr not in _TENSOR_ATTRIBUTES:
+                return sub.value.id
+    return None
 
 
 def _numpy_helper(ctx, node: ast.Call) -> bool:

@@ -61,6 +61,16 @@ class OtherSamplers(nn.Cell):
         low, high = Tensor(0.0, ms.float32), Tensor(1.0, ms.float32)
         return x + ops.uniform((3,), low, high) + ops.standard_normal((3,))
 
+class Graph:
+    num_nodes = 1000
+
+def subgraph(data):
+    return Tensor(np.random.randint(0, data.num_nodes, (1,)), ms.int32)
+
+class Subgraph(nn.Cell):
+    def construct(self, data, x):
+        return subgraph(data) + x
+
 class FixedScalar(nn.Cell):
     def construct(self, x):
         if ops.rand(()) < 0.5:
@@ -132,3 +142,22 @@ def test_msl004_open_as_a_context_manager_fails_to_compile(oracle, cells, tmp_pa
     outcome = oracle.compile("lax", module.WithOpen(str(tmp_path / "level.txt")), oracle.tensor([1.0, 2.0, 3.0]))
     assert not outcome.ok and outcome.error_type == "TypeError"
     assert "issubclass() arg 1 must be a class" in outcome.message
+
+
+@pytest.mark.parametrize("mode", ["lax", "strict"])
+def test_msl004_a_draw_on_an_object_passed_in_is_frozen_per_object(oracle, cells, mode):
+    """CMMS-GCL (issue 19's seventeenth sample): `np.random.randint(0, data.num_nodes, ...)` with `data` a plain
+    object passed to `construct`: 2.10 compiles again, and draws again, for each new object; the same object
+    keeps one draw. MSL004 says so at warning level."""
+    module, _, _ = cells
+    x = oracle.tensor([0.0])
+    net = module.Subgraph()
+
+    def draws(same):
+        shared = module.Graph()
+        return [float(net(shared if same else module.Graph(), x).asnumpy()[0]) for _ in range(4)]
+
+    fresh = oracle.call(mode, lambda: draws(False))
+    kept = oracle.call(mode, lambda: draws(True))
+    assert fresh.ok and kept.ok, (fresh.error, kept.error)
+    assert len(set(fresh.value)) > 1 and len(set(kept.value)) == 1, (fresh.value, kept.value)
