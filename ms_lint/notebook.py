@@ -21,6 +21,7 @@ import json
 import re
 import warnings
 from dataclasses import dataclass, field, replace
+from types import ModuleType
 from typing import Dict, List, Optional, Tuple
 
 SUFFIX = ".ipynb"
@@ -52,10 +53,7 @@ class Notebook:
     # ----- reading ----------------------------------------------------------------------------------------------
     @classmethod
     def read(cls, raw: str) -> "Notebook":
-        try:
-            import nbformat
-        except ImportError:  # ms_lint run from a checkout without its dependencies: the JSON alone is read
-            nbformat = None
+        nbformat = _nbformat()
         try:
             if nbformat is not None:
                 with warnings.catch_warnings():  # its advice (cells without ids...) is not for ms_lint's users
@@ -245,6 +243,15 @@ def _parses(lines: List[str]) -> bool:
     except (SyntaxError, ValueError):
         return False
     return True
+
+
+def _nbformat() -> Optional[ModuleType]:
+    """nbformat, or None where ms_lint runs from a checkout without its dependencies (the JSON alone is read)."""
+    try:
+        import nbformat
+    except ImportError:
+        return None
+    return nbformat
 
 
 def _cell_source(cell: dict) -> str:
