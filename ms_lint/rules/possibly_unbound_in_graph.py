@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
-from ms_lint.analysis.walk import all_statements
+from ms_lint.analysis.walk import all_statements, parent_of
 from ms_lint.rule import Rule
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
@@ -21,7 +21,11 @@ class PossiblyUnboundInGraph(Rule):
     Finds a local variable of a graph-compiled function that is read after an `if` statement which assigns it in
     some branches only, or after a `for`/`while` loop which assigns it only in its body, when nothing assigns it
     before. Branches that end in `return`, `raise`, `break` or `continue` do not fall through, so they need not
-    assign it.
+    assign it. And a local read before anything can have assigned it: in a statement of the function's body
+    before the first one that assigns it, or on the right of that assignment (`boxes, t = self.select(boxes,
+    t)`; `target.shape` where the parameter is spelt `targe`). That read fails in every mode (measured:
+    `UnboundLocalError: cannot access local variable` in PyNative, `NameError` when compiled), so it is an error
+    in a project that runs in PyNative too (DiVE and DAPS, issue 19's seventeenth sample).
 
     Not reported: an `if` whose test is made of the Cell's attributes, compared with literals or not (`if
     self.use_bias:`, `if not self.training:`, `if self.grid_size > 1:`): MindSpore folds it before it joins the
@@ -76,19 +80,113 @@ class PossiblyUnboundInGraph(Rule):
     compiled_only = True
     scope = "graph"
     message = ("`{variable}` is read here but assigned only {where} (line {line}) in graph code reached from "
-               "`{entry}`: MindSpore rejects the function (`UnboundLocalError: {compiler}.`)")
+               "`{entry}`: {consequence}")
 
     def visit_function_def(self, node: ast.FunctionDef, ctx):
-        if not ctx.graph.is_compiled(node) or not any(isinstance(s, _BRANCHING) for s in all_statements(node.body)) \
-                or ctx.graph.at_compile_time(node):
-            return  # nothing assigns on some paths only; or a `@constexpr` function, Python run while compiling
+        if not ctx.graph.is_compiled(node) or ctx.graph.at_compile_time(node):
+            return  # a `@constexpr` function is Python run while compiling
+        unbound = _read_before_assigned(node, lambda: ctx.walk.nodes_of(node).loads)
+        for read, line in unbound:
+            yield self.report(ctx, read, variable=read.id, where="after this read", line=line, compiled_only=False,
+                              consequence=f"the read fails in every mode (PyNative: `UnboundLocalError: cannot "
+                                          f"access local variable '{read.id}'`; graph mode: `NameError` at "
+                                          f"compile){_misspelt(node, read.id)}")
+        if not any(isinstance(s, _BRANCHING) for s in all_statements(node.body)):
+            return  # nothing assigns on some paths only
         # the reads by name are indexed only once a name is assigned on some paths (40 % of the functions never
         # have one); whether the module spells `:=` is searched once per module, not per function
         walrus = ctx.memo((_Flow, ":="), lambda: ":=" in ctx.source.text)
         flow = _Flow(node, lambda: ctx.walk.nodes_of(node).loads, walrus)
         flow.block(node.body, set(flow.parameters))
+        reported = {read.id for read, _ in unbound}
         for read, (variable, where, line, compiler) in flow.reports.items():
-            yield self.report(ctx, read, variable=variable, where=where, line=line, compiler=compiler)
+            if variable not in reported:
+                yield self.report(ctx, read, variable=variable, where=where, line=line,
+                                  consequence=f"MindSpore rejects the function (`UnboundLocalError: {compiler}.`)")
+
+
+def _misspelt(function: ast.FunctionDef, name: str) -> str:
+    """A hint where a parameter is `name` with one letter more or less at its end (`targe` for `target`)."""
+    near = next((a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+                 if abs(len(a.arg) - len(name)) == 1 and (a.arg.startswith(name) or name.startswith(a.arg))), None)
+    return f"; a parameter is spelt `{near}`" if near else ""
+
+
+def _read_before_assigned(function: ast.FunctionDef,
+                          loads: Callable[[], Dict[str, List[ast.Name]]]) -> List[Tuple[ast.Name, int]]:
+    """(read, line of the first assignment) for each local read where no assignment can have run: in a statement
+    of the function's body before the first one that assigns the name (or on the right of that assignment), with
+    no `return`/`raise` before it. DAPS's `boxes, ... = self.select(boxes, ...)` and DiVE's `target.shape` where
+    the parameter is spelt `targe` (issue 19's seventeenth sample): UnboundLocalError in PyNative, NameError
+    when compiled (measured)."""
+    body = function.body
+    first: Dict[str, int] = {}  # name -> index of the first statement of the body that assigns it
+    declared: Set[str] = set()
+    for index, stmt in enumerate(body):
+        for name in _assigned_names([stmt]):
+            first.setdefault(name, index)
+        declared |= _declared_names(stmt)
+    arguments = function.args
+    parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                  arguments.vararg, arguments.kwarg) if a is not None}
+    candidates = {name: index for name, index in first.items() if name not in parameters and name not in declared}
+    if not candidates:
+        return []
+    ends = next((i for i, stmt in enumerate(body) if isinstance(stmt, (ast.Return, ast.Raise))), len(body))
+    starts = [stmt.lineno for stmt in body]
+    found: List[Tuple[ast.Name, int]] = []
+    for name, index in candidates.items():
+        for read in loads().get(name, ()):
+            position = bisect.bisect_right(starts, read.lineno) - 1
+            if position < 0 or position > ends or _in_nested_scope(read, function):
+                continue
+            stmt = body[position]
+            if position < index or position == index and isinstance(stmt, (ast.Assign, ast.AugAssign)) \
+                    and _inside(read, stmt.value if isinstance(stmt, ast.Assign) else stmt):
+                found.append((read, _first_store(body[index], name)))
+                break  # one finding per variable: the first read
+    return sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset))
+
+
+def _first_store(stmt: ast.stmt, name: str) -> int:
+    """The line where `stmt` first assigns `name` (the statement's own line for a def, class or import)."""
+    return min((n.lineno for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name
+                and not isinstance(n.ctx, ast.Load)), default=stmt.lineno)
+
+
+def _declared_names(stmt: ast.stmt) -> Set[str]:
+    """The names a `global` or `nonlocal` statement in `stmt` (not in nested scopes) declares."""
+    names: Set[str] = set()
+    stack: List[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            names |= set(node.names)
+        elif not isinstance(node, _SCOPES) or node is stmt:
+            stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _inside(node: Any, outer: Any) -> bool:
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
+        and (node.end_lineno or 0, node.end_col_offset or 0) <= (outer.end_lineno or 0, outer.end_col_offset or 0)
+
+
+def _in_nested_scope(node: ast.Name, function: ast.AST) -> bool:
+    """Is `node` inside a def, lambda or class nested in `function` (run later, or with scopes of its own), or
+    a comprehension that binds its name (`[h * w for h, w in shapes]`)?"""
+    around = parent_of(node)
+    while around is not None and around is not function:
+        if isinstance(around, _SCOPES):
+            return True
+        if isinstance(around, _COMPREHENSIONS) and any(node.id in _target_names(generator.target)
+                                                       for generator in around.generators):
+            return True
+        around = parent_of(around)
+    return False
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class _Flow:

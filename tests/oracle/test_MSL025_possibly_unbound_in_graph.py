@@ -66,3 +66,39 @@ def test_msl025_fires_exactly_where_graph_mode_rejects_the_join(oracle, name, bo
     found = Linter(Settings(select=("MSL025",))).lint_source(
         SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
     assert bool(found) == rejected, [d.message for d in found]
+
+
+# (name, construct body): a local read before anything assigns it fails in every mode
+READ_FIRST = [
+    ("MisspeltParameter", "n = target.shape[0]\nif x.sum() > 0:\n    target = x * 2\nelse:\n    target = x\n"
+                          "return target + n"),
+    ("ReadOnTheRight", "x, y = self.pair(x, y)\nreturn x + y"),
+]
+READ_FIRST_TEMPLATE = """
+from mindspore import nn
+
+
+class {name}(nn.Cell):
+    def pair(self, a, b):
+        return a * 2, b
+
+    def construct(self, x):
+{body}
+"""
+
+
+@pytest.mark.parametrize("name, body", READ_FIRST, ids=[case[0] for case in READ_FIRST])
+def test_msl025_a_read_before_any_assignment_fails_in_every_mode(oracle, name, body):
+    """DiVE's `target` with the parameter spelt `targe`, DAPS's `boxes, ... = self.select(boxes, ...)` (issue
+    19's seventeenth sample): UnboundLocalError in PyNative, NameError when compiled; MSL025 reports the read
+    as an error that no PyNative project lowers."""
+    source = READ_FIRST_TEMPLATE.format(name=name, body="\n".join("        " + line for line in body.splitlines()))
+    x = oracle.tensor([1.0, 2.0])
+    for mode in ("lax", "strict"):
+        outcome = oracle.call(mode, getattr(oracle.load(source), name)(), x)
+        assert not outcome.ok and outcome.error_type == "NameError", (mode, outcome.message)
+    outcome = oracle.call("pynative", getattr(oracle.load(source), name)(), x)
+    assert not outcome.ok and outcome.error_type == "UnboundLocalError", outcome.message
+    found = Linter(Settings(select=("MSL025",))).lint_source(
+        SourceFile(path="cell.py", text=source, module_name="cell")).diagnostics
+    assert [(d.row, d.severity) for d in found] == [(10, "error")], [d.message for d in found]
