@@ -3,7 +3,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ms_lint.analysis.bindings import assignments_of, binders
 from ms_lint.analysis.framework import CONV_LAYERS, PADDED_LAYERS
+from ms_lint.analysis.walk import enclosing_function, parameter_names
 from ms_lint.fixing import edits
 from ms_lint.rule import Fix, Rule
 from ms_lint.rules._conv import mindspore_padded_layer
@@ -31,7 +33,9 @@ class ConvPaddingWithoutPadMode(Rule):
     TypeError about `pad_mode` (all measured on 2.10).
 
     `mindspore.mint.nn.Conv2d` and MindTorch's `nn.Conv2d` take PyTorch's arguments: not reported. Neither is a
-    `padding` that is not a literal (it may be 0) or a `pad_mode` that is not a literal.
+    `padding` that is not a literal (it may be 0) or a `pad_mode` that is not a literal; but a local (not a
+    parameter) whose every assignment in its function is a nonzero literal (`padw = 1`, CycleGAN's discriminator
+    in issue 19's seventeenth sample) counts as that literal.
 
     ## Example
     ```python
@@ -78,7 +82,7 @@ class ConvPaddingWithoutPadMode(Rule):
                               fix=self._fix_positional(ctx, node, pad_mode, pad_mode_position))
             return
         padding = _argument(node, padding_position, "padding")
-        if padding is None or not _is_nonzero_padding(padding):
+        if padding is None or not (_is_nonzero_padding(padding) or _nonzero_local(ctx, padding)):
             return
         if pad_mode is None:
             mode = "same" if layer in CONV_LAYERS else "valid"  # the layers' defaults
@@ -129,6 +133,19 @@ def _literal_ints(expr: ast.expr) -> Optional[list]:
 def _is_padding(expr: ast.expr) -> bool:
     """An int or a tuple of ints: a padding amount, never a pad mode."""
     return _literal_ints(expr) is not None
+
+
+def _nonzero_local(ctx, expr: ast.expr) -> bool:
+    """Is `expr` a local (not a parameter) every assignment of which in its function is a nonzero padding literal
+    (`padw = 1` then `nn.Conv2d(..., padding=padw)`: CycleGAN's discriminator, issue 19's seventeenth sample)?"""
+    function = enclosing_function(expr)
+    if not isinstance(expr, ast.Name) or function is None or isinstance(function, ast.Lambda) \
+            or expr.id in parameter_names(function):
+        return False
+    values = [value for binding in binders(ctx.walk, function, expr.id) for _, _, value in assignments_of(binding)]
+    bindings = binders(ctx.walk, function, expr.id)
+    return bool(values) and len(values) == len(bindings) \
+        and all(isinstance(value, ast.expr) and _is_nonzero_padding(value) for value in values)
 
 
 def _is_nonzero_padding(expr: ast.expr) -> bool:

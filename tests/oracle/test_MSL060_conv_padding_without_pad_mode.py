@@ -74,6 +74,10 @@ def test_the_fixture_raises_and_its_fixed_version_builds_and_runs(oracle):
     assert outcome.ok, outcome.error
     assert outcome.value.shape == (1, 8, 8, 8)
     assert net.f.pad_mode == "pad" and net.f.padding == 1 and net.g.padding == 0
+    # the padding held in a local (`padw = 1`): the same ValueError, and the fix builds
+    with pytest.raises(ValueError, match="'pad' must be zero"):
+        original.discriminator()
+    assert [layer.pad_mode for layer in fixed.discriminator()] == ["pad", "same"]
 
 
 @pytest.mark.parametrize("layer", ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d"])
