@@ -141,11 +141,26 @@ def _read_before_assigned(function: ast.FunctionDef,
             if position < 0 or position > ends or _in_nested_scope(read, function):
                 continue
             stmt = body[position]
-            if position < index or position == index and isinstance(stmt, (ast.Assign, ast.AugAssign)) \
-                    and _inside(read, stmt.value if isinstance(stmt, ast.Assign) else stmt):
+            if position < index or position == index and any(_inside(read, part) for part in _runs_first(stmt)):
                 found.append((read, _first_store(body[index], name)))
                 break  # one finding per variable: the first read
     return sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset))
+
+
+def _runs_first(stmt: ast.stmt) -> List[ast.AST]:
+    """The parts of a statement that run before it binds anything: an assignment's value (all of `x += 1`), an
+    `if`'s or `while`'s test, a loop's iterable, the context managers of a `with`."""
+    if isinstance(stmt, ast.Assign):
+        return [stmt.value]
+    if isinstance(stmt, ast.AugAssign):
+        return [stmt]
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.iter]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return [item.context_expr for item in stmt.items[:1]]
+    return []
 
 
 def _first_store(stmt: ast.stmt, name: str) -> int:
