@@ -134,13 +134,16 @@ RE_EXPORTS = {
     "xu/ms/named.py": "from xu.ms import nn\n\n\ndef update(loss):\n    loss.backward()\n",
     "xu/th/star.py": "from xu.th import *\n\n\ndef update(loss):\n    loss.backward()\n",
     "xu/plain.py": "from xu import helpers\n\n\ndef update(loss):\n    loss.backward()\n",
+    "xu/ms/script.py": ("from xu.ms import *\nfrom missing_utils import *\n\n\ndef evaluate(output):\n"
+                        "    return torch.cat((output.cpu(),), 0)\n"),
 }
 
 
 def test_a_module_importing_mindspore_through_the_projects_re_exports_is_mindspore_only(tmp_path):
     """xuance's learners import MindSpore only through `from xuance.mindspore import ...` (issue 19's fifteenth
     sample): PyTorch's `loss.backward()` there is MSL064's, as in a module importing MindSpore itself; not where
-    the re-exports are PyTorch's, nor where nothing brings MindSpore."""
+    the re-exports are PyTorch's, nor where nothing brings MindSpore, nor where `torch` comes from a star import
+    the index cannot follow (CMMS-GCL's scripts, the seventeenth sample: `torch.cat((output.cpu(), ...))`)."""
     root = _write_project(tmp_path, RE_EXPORTS)
     _, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL064", str(root))
     found = sorted((finding["filename"].replace(str(root) + "/", ""), finding["location"]["row"])

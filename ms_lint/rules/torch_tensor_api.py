@@ -468,6 +468,8 @@ def _imports_mindspore_only(ctx, method: str) -> bool:
     imported = {target.partition(".")[0] for target in targets} \
         | {(imports.resolve(name) or "").partition(".")[0] for name in names}
     text = ctx.source.text
+    if imports.stars and any(re.search(rf"\b{package}\.", text) for package in _TORCH_LIKE if package not in imported):
+        return False  # `torch.cat(...)` with `torch` from a star import the index cannot follow (CMMS-GCL's scripts)
     return "mindspore" in imported and not imported & _TORCH_LIKE and not uses_mindtorch(ctx) \
         and not any(target.startswith("safetensors.torch") for target in targets) \
         and f"def {method}(" not in text and not re.search(rf"\.{method}\s*=[^=]", text)
