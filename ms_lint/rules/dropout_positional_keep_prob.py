@@ -219,37 +219,20 @@ def _values_reaching(ctx, value: ast.expr, depth: int) -> List[float]:
     function = enclosing_function(value)
     if function is None or isinstance(function, ast.Lambda):
         return []
-    found: List[float] = []
+    found = [number for source in _direct_sources(ctx, value, function)
+             for number in _values_reaching(ctx, source, depth + 1)]
     if isinstance(value, ast.Name):
-        bound_here = binders(ctx.walk, function, value.id) or value.id in parameter_names(function)
-        for binding in binders(ctx.walk, function if bound_here else None, value.id):  # else a module constant
-            for _, _, assigned in assignments_of(binding):
-                if isinstance(assigned, ast.expr):
-                    found += _values_reaching(ctx, assigned, depth + 1)
-        default = parameter_defaults(function.args).get(value.id)
-        if default is not None:
-            found += _values_reaching(ctx, default, depth + 1)
         found += _keyword_literals(ctx).get(value.id, [])
-    elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
-            and value.value.id == self_parameter(function):
-        cell = ctx.graph.cell_of(function)
-        for assign in ctx.walk.of_kind(cell.node, ast.Assign) if cell is not None else ():
-            if any(isinstance(t, ast.Attribute) and t.attr == value.attr and isinstance(t.value, ast.Name)
-                   and t.value.id == value.value.id for t in assign.targets):
-                found += _values_reaching(ctx, assign.value, depth + 1)
     return found
 
 
-def _zeros_reaching(ctx, value: ast.expr) -> List[ast.expr]:
-    """The literal zeros a name or `self.<name>` can hold: its default, its assignments (in the function, the
-    module or the class), not what callers pass."""
-    function = enclosing_function(value)
-    if function is None or isinstance(function, ast.Lambda):
-        return []
+def _direct_sources(ctx, value: ast.expr, function) -> List[ast.expr]:
+    """What a name or `self.<name>` is given directly: its assignments (in the function, else at module level),
+    a parameter's default, or the values the class assigns to `self.<name>`."""
     sources: List[ast.expr] = []
     if isinstance(value, ast.Name):
         bound_here = binders(ctx.walk, function, value.id) or value.id in parameter_names(function)
-        for binding in binders(ctx.walk, function if bound_here else None, value.id):
+        for binding in binders(ctx.walk, function if bound_here else None, value.id):  # else a module constant
             sources += [assigned for _, _, assigned in assignments_of(binding) if isinstance(assigned, ast.expr)]
         default = parameter_defaults(function.args).get(value.id)
         if default is not None:
@@ -261,7 +244,17 @@ def _zeros_reaching(ctx, value: ast.expr) -> List[ast.expr]:
             if any(isinstance(t, ast.Attribute) and t.attr == value.attr and isinstance(t.value, ast.Name)
                    and t.value.id == value.value.id for t in assign.targets):
                 sources.append(assign.value)
-        # `self.drop = drop` then `nn.Dropout(self.drop)`: the parameter's default reaches the attribute
+    return sources
+
+
+def _zeros_reaching(ctx, value: ast.expr) -> List[ast.expr]:
+    """The literal zeros a name or `self.<name>` can hold: its default, its assignments (in the function, the
+    module or the class), not what callers pass."""
+    function = enclosing_function(value)
+    if function is None or isinstance(function, ast.Lambda):
+        return []
+    sources = _direct_sources(ctx, value, function)
+    if isinstance(value, ast.Attribute):  # `self.drop = drop` then `nn.Dropout(self.drop)`: the parameter's default
         sources = [default for source in sources for default in
                    ([source] if not isinstance(source, ast.Name) else _zeros_reaching(ctx, source) or [source])]
     return [source for source in sources if _number(source) == 0]
