@@ -11,7 +11,21 @@ import bisect
 import itertools
 import re
 from collections import deque
-from typing import Callable, Dict, FrozenSet, Hashable, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Hashable,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Set,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from ms_lint.source import LISTS_WITH_NONE, child_fields
 
@@ -45,6 +59,34 @@ class FunctionNodes:
         self.stores: Set[str] = set()
         self.bindings: List[ast.AST] = []  # `BINDER_KINDS` nodes: in preorder
         self._loads: Optional[Dict[str, List[ast.Name]]] = None
+        self._first_bound: Optional[Dict[str, int]] = None
+
+    @property
+    def first_bound(self) -> Dict[str, int]:
+        """Name -> the first line where the function (nested scopes included) binds it: a store, a def or class,
+        an import, an `except ... as`, a `global`/`nonlocal` declaration."""
+        if self._first_bound is None:
+            rows: Dict[str, int] = {}
+            name_class, load_class = ast.Name, ast.Load
+            nodes: Iterable[Any] = itertools.islice(self._nodes, self._start + 1, self._end)
+            for node in nodes:
+                kind = node.__class__
+                if kind is name_class:
+                    if node.ctx.__class__ is not load_class and node.id not in rows:
+                        rows[node.id] = node.lineno
+                    continue
+                if kind in _DEFINITION_KINDS or kind is ast.ExceptHandler:
+                    names = [node.name] if node.name else []
+                elif kind in (ast.Import, ast.ImportFrom):
+                    names = [(a.asname or a.name).partition(".")[0] for a in node.names]
+                elif kind in (ast.Global, ast.Nonlocal):
+                    names = node.names
+                else:
+                    continue
+                for name in names:
+                    rows.setdefault(name, node.lineno)
+            self._first_bound = rows
+        return self._first_bound
 
     @property
     def loads(self) -> Dict[str, List[ast.Name]]:

@@ -85,7 +85,7 @@ class PossiblyUnboundInGraph(Rule):
     def visit_function_def(self, node: ast.FunctionDef, ctx):
         if not ctx.graph.is_compiled(node) or ctx.graph.at_compile_time(node):
             return  # a `@constexpr` function is Python run while compiling
-        unbound = _read_before_assigned(node, lambda: ctx.walk.nodes_of(node).loads)
+        unbound = _read_before_assigned(node, ctx.walk.nodes_of(node))
         for read, line in unbound:
             yield self.report(ctx, read, variable=read.id, where="after this read", line=line, compiled_only=False,
                               consequence=f"the read fails in every mode (PyNative: `UnboundLocalError: cannot "
@@ -112,36 +112,33 @@ def _misspelt(function: ast.FunctionDef, name: str) -> str:
     return f"; a parameter is spelt `{near}`" if near else ""
 
 
-def _read_before_assigned(function: ast.FunctionDef,
-                          loads: Callable[[], Dict[str, List[ast.Name]]]) -> List[Tuple[ast.Name, int]]:
+def _read_before_assigned(function: ast.FunctionDef, nodes) -> List[Tuple[ast.Name, int]]:
     """(read, line of the first assignment) for each local read where no assignment can have run: in a statement
-    of the function's body before the first one that assigns the name (or on the right of that assignment), with
-    no `return`/`raise` before it. DAPS's `boxes, ... = self.select(boxes, ...)` and DiVE's `target.shape` where
-    the parameter is spelt `targe` (issue 19's seventeenth sample): UnboundLocalError in PyNative, NameError
-    when compiled (measured)."""
+    of the function's body before the first one that binds the name (or in the part of that statement that runs
+    first: the right of an assignment, the test of an `if`), with no `return`/`raise` before it. DAPS's `boxes,
+    ... = self.select(boxes, ...)` and DiVE's `target.shape` where the parameter is spelt `targe` (issue 19's
+    seventeenth sample): UnboundLocalError in PyNative, NameError when compiled (measured). `nodes`: the walk's
+    `FunctionNodes` (a binding in a nested scope counts as one: a closure or a comprehension is left alone)."""
     body = function.body
-    first: Dict[str, int] = {}  # name -> index of the first statement of the body that assigns it
-    declared: Set[str] = set()
-    for index, stmt in enumerate(body):
-        for name in _assigned_names([stmt]):
-            first.setdefault(name, index)
-        declared |= _declared_names(stmt)
     arguments = function.args
     parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                   arguments.vararg, arguments.kwarg) if a is not None}
-    candidates = {name: index for name, index in first.items() if name not in parameters and name not in declared}
-    if not candidates:
-        return []
-    ends = next((i for i, stmt in enumerate(body) if isinstance(stmt, (ast.Return, ast.Raise))), len(body))
     starts = [stmt.lineno for stmt in body]
+    ends = next((i for i, stmt in enumerate(body) if isinstance(stmt, (ast.Return, ast.Raise))), len(body))
+    first_bound = nodes.first_bound
     found: List[Tuple[ast.Name, int]] = []
-    for name, index in candidates.items():
-        for read in loads().get(name, ()):
+    for name, reads in nodes.loads.items():
+        bound = first_bound.get(name)
+        if bound is None or name in parameters or reads[0].lineno > bound and min(r.lineno for r in reads) > bound:
+            continue  # (most names: read after their first binding)
+        index = bisect.bisect_right(starts, bound) - 1
+        for read in sorted(reads, key=lambda r: (r.lineno, r.col_offset)):
             position = bisect.bisect_right(starts, read.lineno) - 1
-            if position < 0 or position > ends or _in_nested_scope(read, function):
+            if position > index or position > ends:
+                break
+            if position < 0 or _in_nested_scope(read, function):
                 continue
-            stmt = body[position]
-            if position < index or position == index and any(_inside(read, part) for part in _runs_first(stmt)):
+            if position < index or any(_inside(read, part) for part in _runs_first(body[index])):
                 found.append((read, _first_store(body[index], name)))
                 break  # one finding per variable: the first read
     return sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset))
@@ -167,19 +164,6 @@ def _first_store(stmt: ast.stmt, name: str) -> int:
     """The line where `stmt` first assigns `name` (the statement's own line for a def, class or import)."""
     return min((n.lineno for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name
                 and not isinstance(n.ctx, ast.Load)), default=stmt.lineno)
-
-
-def _declared_names(stmt: ast.stmt) -> Set[str]:
-    """The names a `global` or `nonlocal` statement in `stmt` (not in nested scopes) declares."""
-    names: Set[str] = set()
-    stack: List[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            names |= set(node.names)
-        elif not isinstance(node, _SCOPES) or node is stmt:
-            stack.extend(ast.iter_child_nodes(node))
-    return names
 
 
 def _inside(node: Any, outer: Any) -> bool:
