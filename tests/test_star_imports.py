@@ -136,6 +136,10 @@ RE_EXPORTS = {
     "xu/plain.py": "from xu import helpers\n\n\ndef update(loss):\n    loss.backward()\n",
     "xu/ms/script.py": ("from xu.ms import *\nfrom missing_utils import *\n\n\ndef evaluate(output):\n"
                         "    return torch.cat((output.cpu(),), 0)\n"),
+    "xu/ms/commented.py": ("from xu.ms import *\nfrom missing_utils import *\n\n\ndef update(loss):\n"
+                           "    # was: torch.sum(loss).backward()\n    loss.backward()\n"),
+    "xu/ms/nlp.py": "from xu.ms import *\nfrom mindnlp.transformers import *\n\n\ndef count(model):\n"
+                    "    return model.parameters()\n",
 }
 
 
@@ -143,9 +147,11 @@ def test_a_module_importing_mindspore_through_the_projects_re_exports_is_mindspo
     """xuance's learners import MindSpore only through `from xuance.mindspore import ...` (issue 19's fifteenth
     sample): PyTorch's `loss.backward()` there is MSL064's, as in a module importing MindSpore itself; not where
     the re-exports are PyTorch's, nor where nothing brings MindSpore, nor where `torch` comes from a star import
-    the index cannot follow (CMMS-GCL's scripts, the seventeenth sample: `torch.cat((output.cpu(), ...))`)."""
+    the index cannot follow (CMMS-GCL's scripts, the seventeenth sample: `torch.cat((output.cpu(), ...))`; a
+    `torch.` in a comment is no such name), nor after a star import of a PyTorch-like package (MindNLP's models
+    have `parameters()`)."""
     root = _write_project(tmp_path, RE_EXPORTS)
     _, out = run_cli("check", "--no-cache", "--output-format", "json", "--select", "MSL064", str(root))
     found = sorted((finding["filename"].replace(str(root) + "/", ""), finding["location"]["row"])
                    for finding in json.loads(out))
-    assert found == [("xu/ms/named.py", 5), ("xu/ms/star.py", 5)]
+    assert found == [("xu/ms/commented.py", 7), ("xu/ms/named.py", 5), ("xu/ms/star.py", 5)]

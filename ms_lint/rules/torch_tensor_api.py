@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Any, List, Optional, Tuple
+from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ms_lint.analysis import framework
 from ms_lint.analysis.walk import enclosing_function, parameter_names
@@ -457,6 +457,12 @@ def _receiver_of_mindspore_module(ctx, func: ast.Attribute) -> bool:
 _USUAL_NAMES = ("mindspore", "ms", "nn", "ops", "Tensor", "torch", "F")
 
 
+def _names_read(ctx) -> FrozenSet[str]:
+    """The names the module's code reads (comments and strings are not code), once per module."""
+    return ctx.memo(_names_read, lambda: frozenset(
+        node.id for node in ctx.walk.of_kind(ctx.tree, ast.Name) if isinstance(node.ctx, ast.Load)))
+
+
 def _imports_mindspore_only(ctx, method: str) -> bool:
     """Does the module import MindSpore and no PyTorch-like package, and neither define nor assign `method` (`def
     zero_grad(`, mindone's `self.zero_grad = ...`)?"""
@@ -465,10 +471,10 @@ def _imports_mindspore_only(ctx, method: str) -> bool:
     # what the names are through the project's re-exports too (xuance's `from xuance.mindspore import nn`), and
     # what a star import of a project module brings of the usual names
     names = [*imports.names, *(_USUAL_NAMES if imports.stars else ())]
-    imported = {target.partition(".")[0] for target in targets} \
+    imported = {target.partition(".")[0] for target in [*targets, *imports.stars]} \
         | {(imports.resolve(name) or "").partition(".")[0] for name in names}
     text = ctx.source.text
-    if imports.stars and any(re.search(rf"\b{package}\.", text) for package in _TORCH_LIKE if package not in imported):
+    if imports.stars and any(imports.resolve(name) is None for name in _names_read(ctx) & _TORCH_LIKE):
         return False  # `torch.cat(...)` with `torch` from a star import the index cannot follow (CMMS-GCL's scripts)
     return "mindspore" in imported and not imported & _TORCH_LIKE and not uses_mindtorch(ctx) \
         and not any(target.startswith("safetensors.torch") for target in targets) \
