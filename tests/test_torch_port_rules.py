@@ -520,3 +520,28 @@ def test_names_of_mindspore_itself_in_a_module_that_spells_neither_nn_nor_ops():
         def span_f1(predicts):
             return mindspore.max(predicts, dim=-1)[1]
     """) == [(5, "MSL067")]
+
+
+def test_msl064_a_cells_own_grad_attribute_is_not_a_tensors():
+    """MindSpore's BERT accumulation wrappers (in a community model zoo) keep `self.grad = ops.GradOperation(...)`
+    and call `self.grad(self.network, weights)`: a tensor's `.grad` (AttributeError, measured) is PyTorch's, the
+    Cell's own attribute is not. The previous code took `self` for a tensor here."""
+    found = [(d.row, d.code) for d in lint('''
+        from mindspore import nn, ops
+
+
+        class AccumulationStep(nn.Cell):
+            def __init__(self, network, optimizer):
+                super().__init__(auto_prefix=False)
+                self.network = network
+                self.weights = optimizer.parameters
+                self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+                self.select = ops.Select()
+                self.local_step = 0
+
+            def construct(self, x, sens=None):
+                loss = self.network(x)
+                self.local_step = self.select(loss > 0, self.local_step + 1, 1)
+                return loss, self.grad(self.network, self.weights)(x, sens), x.grad
+        ''') if d.code == "MSL064"]
+    assert found == [(17, "MSL064")]  # `x.grad` on the input only

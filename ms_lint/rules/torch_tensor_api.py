@@ -6,7 +6,7 @@ import re
 from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function, parameter_names
+from ms_lint.analysis.walk import enclosing_function, parameter_names, self_parameter
 from ms_lint.fixing import edits
 from ms_lint.rule import Edit, Fix, Rule
 from ms_lint.rules._mindspore_values import (
@@ -230,12 +230,15 @@ class TorchTensorApi(Rule):
 
     def _torch_attribute(self, node: ast.Attribute, ctx):
         compiled = ctx.graph.is_compiled(node)
+        function = enclosing_function(node)
+        if isinstance(node.value, ast.Name) and function is not None and not isinstance(function, ast.Lambda) \
+                and node.value.id == self_parameter(function):
+            return  # the Cell's own attribute (`self.grad = C.GradOperation(...)` of MindSpore's BERT wrappers)
         if node.attr == "requires_grad" and not compiled or uses_mindtorch(ctx) \
                 or receiver_kind(ctx, node.value, node) != "tensor":
             return
         # `construct`'s inputs are tensors: `x.requires_grad` fails in PyNative too; `self.weight.requires_grad`
         # (a Parameter) only once compiled
-        function = enclosing_function(node)
         on_input = isinstance(node.value, ast.Name) and isinstance(function, ast.FunctionDef) \
             and function.name == "construct" and node.value.id in parameter_names(function)
         failure = "AttributeError, at compile time in graph mode" if compiled else "AttributeError"
