@@ -142,8 +142,8 @@ def _nonzero_local(ctx, expr: ast.expr) -> bool:
     if not isinstance(expr, ast.Name) or function is None or isinstance(function, ast.Lambda) \
             or expr.id in parameter_names(function):
         return False
-    values = [value for binding in binders(ctx.walk, function, expr.id) for _, _, value in assignments_of(binding)]
     bindings = binders(ctx.walk, function, expr.id)
+    values = [value for binding in bindings for _, _, value in assignments_of(binding)]
     return bool(values) and len(values) == len(bindings) \
         and all(isinstance(value, ast.expr) and _is_nonzero_padding(value) for value in values)
 

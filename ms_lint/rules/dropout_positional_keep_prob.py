@@ -141,7 +141,7 @@ class DropoutPositionalKeepProb(Rule):
         named = value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
         if literal is None and named is not None and not _tested_around(node, named) \
                 and not any(_keyword_literals(ctx).get(named, ())):  # callers pass it: the values say which
-            literal = next((v for v in _zeros_reaching(ctx, value)), None)
+            literal = next(iter(_zeros_reaching(ctx, value)), None)
         if literal is None:
             return None
         number = _number(literal)

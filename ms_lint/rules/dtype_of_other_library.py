@@ -93,8 +93,8 @@ class DtypeOfOtherLibrary(Rule):
                    for a in (*node.args, *(k.value for k in node.keywords))):
             return  # (most calls: no argument spells a dtype)
         callee = ctx.names.qualname(node.func) or ""
-        if callee.startswith("numpy.") and callee[len("numpy."):] in _NUMPY_DTYPE_FUNCTIONS:
-            function = callee[len("numpy."):]
+        package, _, function = callee.partition(".")
+        if package == "numpy" and function in _NUMPY_DTYPE_FUNCTIONS:
             dtype = _dtype_argument(node, _NUMPY_POSITION.get(function))
             receiver_library = "NumPy"
         elif _ndarray_astype(ctx, node):

@@ -4,7 +4,7 @@ import ast
 from typing import List, Optional
 
 from ms_lint.analysis import framework
-from ms_lint.analysis.walk import enclosing_function
+from ms_lint.analysis.walk import enclosing_function, parameter_names
 from ms_lint.fixing import edits
 from ms_lint.rule import Diagnostic, Fix, Rule
 
@@ -149,8 +149,7 @@ def _object_argument(node: ast.Call) -> Optional[str]:
     function = enclosing_function(node)
     if function is None or isinstance(function, ast.Lambda):
         return None
-    own = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
-    parameters = set(own[1:] if own and own[0] in ("self", "cls") else own)
+    parameters = parameter_names(function) - {"self", "cls"}
     for argument in (*node.args, *(k.value for k in node.keywords)):
         for sub in ast.walk(argument):
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in parameters \

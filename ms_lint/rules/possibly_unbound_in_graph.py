@@ -4,7 +4,7 @@ import ast
 import bisect
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
-from ms_lint.analysis.walk import all_statements, parent_of
+from ms_lint.analysis.walk import all_statements, parameter_names, parent_of
 from ms_lint.rule import Rule
 
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
@@ -120,16 +120,14 @@ def _read_before_assigned(function: ast.FunctionDef, nodes) -> List[Tuple[ast.Na
     seventeenth sample): UnboundLocalError in PyNative, NameError when compiled (measured). `nodes`: the walk's
     `FunctionNodes` (a binding in a nested scope counts as one: a closure or a comprehension is left alone)."""
     body = function.body
-    arguments = function.args
-    parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                                  arguments.vararg, arguments.kwarg) if a is not None}
+    parameters = parameter_names(function)
     starts = [stmt.lineno for stmt in body]
     ends = next((i for i, stmt in enumerate(body) if isinstance(stmt, (ast.Return, ast.Raise))), len(body))
     first_bound = nodes.first_bound
     found: List[Tuple[ast.Name, int]] = []
     for name, reads in nodes.loads.items():
         bound = first_bound.get(name)
-        if bound is None or name in parameters or reads[0].lineno > bound and min(r.lineno for r in reads) > bound:
+        if bound is None or name in parameters or min(read.lineno for read in reads) > bound:
             continue  # (most names: read after their first binding)
         index = bisect.bisect_right(starts, bound) - 1
         for read in sorted(reads, key=lambda r: (r.lineno, r.col_offset)):
@@ -193,9 +191,7 @@ class _Flow:
     statement has assigned (`defined`), and which an `if` or a loop assigned on some paths only (`partial`)."""
 
     def __init__(self, function: ast.FunctionDef, loads: Callable[[], Dict[str, List[ast.Name]]], walrus: bool):
-        arguments = function.args
-        self.parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                                           arguments.vararg, arguments.kwarg) if a is not None}
+        self.parameters = parameter_names(function)
         self.loads = loads  # the function's reads, by name (the walk's index, asked for when first needed)
         self.walrus = walrus  # does the module use `:=` at all
         self.partial: Dict[str, Tuple[str, int, str]] = {}  # name -> (where, line, the compiler's words)
