@@ -66,7 +66,7 @@ class Linter:
         return self.lint_source(source)
 
     def lint_source(self, source: SourceFile) -> FileResult:
-        tree = self.index.take_tree(source)  # parsed already if another module's lookup read it first
+        tree = self.index.kept.take(source)  # parsed already if another module's lookup read it first
         if tree is None:
             try:
                 tree = parse(source)
@@ -144,7 +144,7 @@ class Linter:
         else:
             return CompileContext()  # in-memory source with no project around it
         context = CompileContext() if self.settings.syntax_level and self.settings.target \
-            else project_compile_context(root, self.index.keep)
+            else project_compile_context(root, self.index.kept.keep)
         mode = self._run_mode(path, root)
         return replace(context, pynative_source=mode.pynative, graph_only_source=mode.graph_only) \
             if mode.pynative or mode.graph_only else context
@@ -157,14 +157,14 @@ class Linter:
         if not self.settings.config_path:
             root = run_mode.project_root(path)
         notebook = self._notebook_mode(path, root) if is_notebook(path) else None
-        mode = notebook if notebook is not None else run_mode.of_project(root, project_files, self.index.keep)
+        mode = notebook if notebook is not None else run_mode.of_project(root, project_files, self.index.kept.keep)
         if mode.pynative is not None and mode.pynative.kind in (run_mode.UNSELECTED, run_mode.NOTEBOOK) \
                 and self.settings.syntax_level:
             return run_mode.ProjectMode()  # the options say at what level the Cells compile: they are compiled
         if notebook is None and mode.compiles and mode.pynative is None:
             # a directory of scripts, or a module, may still run in PyNative
             beside = script_directories.runs_in_pynative(path, root, project_files) \
-                or module_reach.runs_in_pynative(path, root, project_files, self.index.keep)
+                or module_reach.runs_in_pynative(path, root, project_files, self.index.kept.keep)
             if beside is not None:
                 return run_mode.ProjectMode(beside)
         return mode
@@ -176,7 +176,7 @@ class Linter:
             code = read(path).text.encode()
         except SourceError:
             return None
-        return module_reach.of_notebook(path, code, root, project_files, self.index.keep)
+        return module_reach.of_notebook(path, code, root, project_files, self.index.kept.keep)
 
     def cells_and_level(self, tree: ast.Module, source: SourceFile) -> Tuple[Set[str], str]:
         """The names of the Cell classes at the top of a module and the syntax level its graph code compiles at

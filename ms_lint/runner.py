@@ -248,6 +248,30 @@ def _lint_in_worker(path: str) -> FileResult:
     return _worker.lint(path)
 
 
+def _lint_kept_first(worker: _Worker, files: Sequence[str], on_file: Callable[[], None]) -> List[FileResult]:
+    """The results in the order of `files`, linted in that order but for the files whose trees a lookup of another
+    module parsed first: those go next, before the index's budget drops the tree and their turn parses them again
+    (about 90 parses of mindone's 1,729 files)."""
+    waiting: Dict[str, List[int]] = {}
+    for position, path in enumerate(files):
+        waiting.setdefault(os.path.abspath(path), []).append(position)
+    results: List[Optional[FileResult]] = [None] * len(files)
+    following = 0
+    for _ in range(len(files)):
+        kept = next((path for path in worker.linter.index.kept.paths() if path in waiting), None)
+        if kept is None:
+            while results[following] is not None:
+                following += 1
+            kept = os.path.abspath(files[following])
+        positions = waiting[kept]
+        position = positions.pop(0)
+        if not positions:
+            del waiting[kept]
+        results[position] = worker.lint(files[position])
+        on_file()
+    return results  # type: ignore[return-value]  # every position was linted
+
+
 def lint_files(settings: Settings, files: Sequence[str], jobs: int = 1, cache_directory: Optional[str] = None,
                on_file: Callable[[], None] = lambda: None) -> List[FileResult]:
     """FileResults in the order of `files`, whatever the number of worker processes; `on_file()` is called as
@@ -257,11 +281,7 @@ def lint_files(settings: Settings, files: Sequence[str], jobs: int = 1, cache_di
     results: List[FileResult] = []
     if jobs <= 1 or len(files) < 2:
         with few_collections(), remembered_packages():
-            worker = _Worker(settings, files, cache_directory)
-            for path in files:
-                results.append(worker.lint(path))
-                on_file()
-            return results
+            return _lint_kept_first(_Worker(settings, files, cache_directory), files, on_file)
     from concurrent.futures import ProcessPoolExecutor  # multiprocessing: 12 ms of start-up a single process spares
 
     chunk = max(1, min(64, len(files) // (jobs * 4)))

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from ms_lint import engine, runner
 from ms_lint.analysis.graph import GraphScope
+from ms_lint.analysis.kept_trees import KeptTrees
 from ms_lint.analysis.network_keys import _BINDING_NODES, _scope_nodes, _scope_ranges, _sort_out
 from ms_lint.analysis.project import ProjectIndex
 from ms_lint.analysis.seeds import ScriptSeeds
@@ -145,11 +146,26 @@ def test_a_file_a_lookup_parsed_before_its_turn_is_not_parsed_again(tmp_path, mo
     monkeypatch.setattr(engine, "parse", lambda source: parsed.append(source.path) or source_parse(source))
     results = runner.lint_files(Settings(select=("ALL",)), files)
     assert parsed == [files[0]]  # zbase.py: the tree the index parsed for Net's base
-    monkeypatch.setattr(ProjectIndex, "_KEPT_CHARACTERS", 0)  # nothing kept: every file parsed by the engine
+    monkeypatch.setattr(KeptTrees, "BUDGET", 0)  # nothing kept: every file parsed by the engine
     again = runner.lint_files(Settings(select=("ALL",)), files)
     assert parsed == [files[0], *files]
     assert [r.diagnostics for r in results] == [r.diagnostics for r in again]
     assert any(d.code == "MSL032" for d in results[0].diagnostics)
+
+
+def test_a_file_whose_tree_is_kept_is_linted_next_and_the_results_keep_their_order(tmp_path, monkeypatch):
+    files = _project(tmp_path)
+    others = []
+    for number in range(3):
+        (tmp_path / "pkg" / f"m{number}.py").write_text("x = 1\n")
+        others.append(str(tmp_path / "pkg" / f"m{number}.py"))
+    order = [files[0], *others, files[1]]  # zbase.py last: Net's lookup parses it first
+    linted = []
+    lint = runner._Worker.lint
+    monkeypatch.setattr(runner._Worker, "lint", lambda self, path: linted.append(path) or lint(self, path))
+    results = runner.lint_files(Settings(select=("ALL",)), order)
+    assert linted == [files[0], files[1], *others]  # before later lookups could push it out of the budget
+    assert [result.path for result in results] == order
 
 
 def test_a_kept_tree_is_not_used_once_its_file_changed(tmp_path):
@@ -158,11 +174,11 @@ def test_a_kept_tree_is_not_used_once_its_file_changed(tmp_path):
     for path in files:
         linter.index.add_file(path)
     linter.lint_path(files[0])
-    assert linter.index._kept  # zbase.py, read for Net's base
+    assert linter.index.kept.paths()  # zbase.py, read for Net's base
     pathlib.Path(files[1]).write_text(BASE + "\n\nclass Other(nn.Cell):\n    def __init__(self):\n"
                                              "        self.layers = [nn.Dense(1, 1)]\n")
     assert [d.code for d in linter.lint_path(files[1]).diagnostics] == ["MSL030"]
-    assert not linter.index._kept
+    assert not linter.index.kept.paths()
 
 
 def test_finding_a_module_by_the_entries_of_its_root_finds_what_the_file_system_does(tmp_path):

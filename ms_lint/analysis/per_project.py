@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, Generic, Iterable, Iterator, List, Optio
 T = TypeVar("T")
 FilesUnder = Callable[[str], Iterable[str]]
 # `keep(path, source, tree)`: a scan hands over the tree of a file it parsed, which the linter need not parse again
-# (`ProjectIndex.keep`)
+# (`KeptTrees.keep`)
 Keep = Callable[[str, Any, Any], None]
 
 # `files_under(root)` by (root, files_under): the compile-context and run-mode scans of a project are given the same

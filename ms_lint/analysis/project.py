@@ -18,12 +18,13 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 from ms_lint.analysis import framework, tensor_attributes
 from ms_lint.analysis.imports import ImportMap, statements
+from ms_lint.analysis.kept_trees import KeptTrees
 from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
 from ms_lint.analysis.python_numbers import metadata_functions
 from ms_lint.analysis.registrations import assigned_targets, is_name, note_registering_call
 from ms_lint.analysis.signatures import Signature, method_signature
 from ms_lint.analysis.walk import self_parameter, spelled_name
-from ms_lint.source import SourceError, SourceFile, lines_holding, package_root, parse, read, read_bytes, walk
+from ms_lint.source import SourceError, lines_holding, package_root, parse, read, read_bytes, walk
 
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
 
@@ -251,9 +252,6 @@ class ProjectIndex:
     roots at or above the importer's are searched (`roots_above`), and a name only other projects hold is none."""
 
     _TREES = 4  # trees parsed again for rules that read another module's class (see ClassSummary.node)
-    # Source characters of the trees kept for files of the run that a lookup parsed before their turn (a tree
-    # takes about 30 bytes per character: 1M characters, some 30 MB). The oldest go first: most are linted soon.
-    _KEPT_CHARACTERS = 1_000_000
 
     def __init__(self):
         self.roots: List[str] = []
@@ -274,10 +272,9 @@ class ProjectIndex:
         self._top_names: Dict[str, FrozenSet[str]] = {}  # root -> the names of its entries (see `_holds`)
         self._spelled: Dict[Tuple[str, Tuple[str, ...]], bool] = {}  # see `spells`
         self._trees: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
-        self._kept: "OrderedDict[str, Tuple[SourceFile, ast.Module]]" = OrderedDict()  # absolute path -> parsed
-        self._kept_characters = 0
         self._absolute_files: Optional[Set[str]] = None
         self._lock = threading.Lock()
+        self.kept = KeptTrees(self._of_the_run)  # files of the run a lookup or a scan parsed before their turn
         # module name -> file path (None: not found) of every module looked up while `recording` (a file's lint
         # depends on them: the cache revalidates them)
         self.consulted: Optional[Dict[str, Optional[str]]] = None
@@ -337,7 +334,7 @@ class ProjectIndex:
             tree = parse(source)
             built = summarize(tree, name, path, star_source=self.star_exports, canonical=self.canonical)
             built.detach(self._class_node)
-            self.keep(path, source, tree)
+            self.kept.keep(path, source, tree)
             summary: Optional[ModuleSummary] = built
         except (SourceError, RecursionError):
             summary = None
@@ -345,39 +342,17 @@ class ProjectIndex:
             self._by_path[path] = summary
         return summary
 
-    def keep(self, path: str, source: SourceFile, tree: ast.Module) -> None:
-        """Keep the tree of a file the run will lint (a lookup or a project scan read it first), for `take_tree`."""
-        with self._lock:
-            if self._absolute_files is None:
-                self._absolute_files = {os.path.abspath(file) for file in self._files}
-            path = os.path.abspath(path)
-            if path not in self._absolute_files or path in self._kept or len(source.text) > self._KEPT_CHARACTERS:
-                return
-            self._kept[path] = (source, tree)
-            self._kept_characters += len(source.text)
-            while self._kept_characters > self._KEPT_CHARACTERS:
-                self._kept_characters -= len(self._kept.popitem(last=False)[1][0].text)
-
     def is_linted(self, path: Optional[str]) -> bool:
         """Is the file at `path` one this run lints and judges with the others (so its own facts will be known to
         the project rules)? Never under flake8 and the language server, which judge each file alone."""
-        if path is None or not self.judged_together:
-            return False
+        return path is not None and self.judged_together and self._of_the_run(os.path.abspath(path))
+
+    def _of_the_run(self, path: str) -> bool:
+        """Is the absolute `path` one of the files added (those the run lints)?"""
         with self._lock:
             if self._absolute_files is None:
                 self._absolute_files = {os.path.abspath(file) for file in self._files}
-            return os.path.abspath(path) in self._absolute_files
-
-    def take_tree(self, source: SourceFile) -> Optional[ast.Module]:
-        """The tree a lookup parsed from this very text before the file's turn came, if kept: not parsed twice."""
-        if not self._kept:
-            return None
-        with self._lock:
-            kept = self._kept.pop(os.path.abspath(source.path), None)
-            if kept is None:
-                return None
-            self._kept_characters -= len(kept[0].text)
-        return kept[1] if kept[0].text == source.text else None
+            return path in self._absolute_files
 
     def find(self, name: str) -> Optional[str]:
         """The absolute path of the project module `name` as the file being linted imports it, or None."""
