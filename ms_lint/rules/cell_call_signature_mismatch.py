@@ -97,8 +97,14 @@ def _attribute_class(ctx, call: ast.Call, func: ast.Attribute) -> Optional[str]:
     if cell is None or cell.kind != "cell" or not ctx.walk.spans(cell.node) \
             or getattr(func.value, "id", None) != _self_name(call):
         return None
+    # once per Cell and attribute: a base class of many Cells (transformers' `PreTrainedModel`) calls the same
+    # attribute again and again, and each call would go over every Cell deriving from it
+    return ctx.memo((_attribute_class, cell.node, func.attr), lambda: _built_by_every_cell(ctx, cell, func.attr))
+
+
+def _built_by_every_cell(ctx, cell, attr: str) -> Optional[str]:
     # `self` may be a subclass of the module that builds the attribute from another class (Twins' blocks)
-    classes = {_built_attributes(ctx, other.node).get(func.attr, "") if ctx.walk.spans(other.node) else None
+    classes = {_built_attributes(ctx, other.node).get(attr, "") if ctx.walk.spans(other.node) else None
                for other in ctx.graph.cells_deriving_from(cell.summary.qualname)}
     classes.discard("")  # a subclass that leaves the attribute alone
     return classes.pop() if len(classes) == 1 else None  # (None among them: uncertain)
@@ -131,7 +137,12 @@ def _built_attributes(ctx, class_node: ast.ClassDef) -> Dict[str, Optional[str]]
 
 
 def _construct_of(ctx, qualname: str) -> Optional[Signature]:
-    """The signature of the `construct` a call of an instance of the project class `qualname` runs, when certain."""
+    """The signature of the `construct` a call of an instance of the project class `qualname` runs, when certain
+    (once per class and module: a module calls the same sub-Cells again and again)."""
+    return ctx.memo((_construct_of, qualname), lambda: _certain_construct(ctx, qualname))
+
+
+def _certain_construct(ctx, qualname: str) -> Optional[Signature]:
     summary = ctx.graph.summary_of(qualname)
     if summary is None or not ctx.graph.is_cell_class(qualname) \
             or not ctx.graph.external_bases(summary) <= framework.CELL_BASES:
