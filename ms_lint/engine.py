@@ -123,6 +123,7 @@ class Linter:
                 self.index.release(graph.summary)  # the project index keeps facts, never a linted tree
                 (ctx or graph).release()
         result.diagnostics.sort(key=Diagnostic.sort_key)
+        source.forget_lines()  # (the report splits the text again for the few files it shows)
         return result
 
     def compile_context(self, path: str) -> CompileContext:

@@ -126,6 +126,14 @@ def test_a_linted_tree_is_freed_and_the_index_keeps_no_node(tmp_path):
     assert summary.node is not None and summary.node.name == "Net"  # ...and parses the class again on demand
 
 
+def test_a_linted_file_keeps_its_text_not_its_split_lines(tmp_path):
+    (tmp_path / "model.py").write_text(SOURCE)
+    result = Linter(Settings(select=("ALL",))).lint_path(str(tmp_path / "model.py"))
+    assert result.diagnostics and result.source is not None
+    assert result.source._lines is None  # every result of a run keeps its source for the report: not its lines
+    assert result.source.lines == SOURCE.split("\n")  # split again when the report asks
+
+
 BASE = "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def construct(self, x):\n        return x\n"
 USER = ("from pkg.zbase import Base\n\n\nclass Net(Base):\n    def construct(self, x):\n"
         "        return self.missing(x)\n")
