@@ -547,9 +547,13 @@ def test_a_call_outside_distributed_modules_is_skipped_only_if_it_is_neither_a_s
 
 
 def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
-    """MSL054 searches a function's lines in place in the module's text (`_line_starts`) before its text: the same
-    answer as searching every function's text."""
+    """MSL054 finds the rows holding a needle once per module (`_needle_rows`) and searches a node's text only
+    when a needle sits on its first or last row alone: the same answer as searching every function's text, with
+    every needle (`urandom` too)."""
     from ms_lint.rules import rank_dependent_seed as seed
+
+    needles = ("rank", "RANK", "DEVICE_ID", "device_id", "random", "time.", "time(", "perf_counter", "monotonic",
+               "getpid", "urandom", "uuid", "secrets", "now(")
 
     extra = textwrap.dedent('''
         import random
@@ -564,15 +568,23 @@ def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
         _drawn = random.randint(0, 9)
         def reads_global():
             return _drawn
+        r = random.random(); h = lambda: (
+            1)
+        g = (lambda: 2
+             ); t = time.time()
+        def spans(x):
+            a = x
+
+            return os.urandom(a)
     ''')
 
     def searched(ctx, scope) -> bool:  # the form it replaces: every function's text searched
         text = ctx.source.text if scope is ctx.tree else ctx.text(scope)
-        if any(needle in text for needle in seed._DEPENDENT_NEEDLES):
+        if any(needle in text for needle in needles):
             return True
         dependent = frozenset(
             target.id for statement in ctx.tree.body if isinstance(statement, ast.Assign)
-            and any(needle in ctx.text(statement.value) for needle in seed._DEPENDENT_NEEDLES)
+            and any(needle in ctx.text(statement.value) for needle in needles)
             for target in statement.targets if isinstance(target, ast.Name))
         return bool(dependent) and any(name in dependent for name in ctx.walk.nodes_of(scope).loads)
 
@@ -585,6 +597,9 @@ def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
                 continue
             assert seed._spells_dependence(ctx, scope) == searched(ctx, scope)
             checked += 1
+        for node in ctx.walk.order:
+            if isinstance(node, (ast.expr, ast.stmt)):
+                assert seed._holds_needle(ctx, node) == any(needle in ctx.text(node) for needle in needles)
     assert checked > 100
 
 
