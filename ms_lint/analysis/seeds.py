@@ -82,6 +82,7 @@ class ScriptSeeds:
         self._functions: Dict[ast.AST, Tuple[str, str, ImportMap]] = {}  # function -> (qualname, scope, imports)
         self._projects: Dict[str, Optional[str]] = {}  # qualname -> the project module defining it, or None
         self._heads: Dict[str, bool] = {}  # first name of a qualified name -> may it name a project module
+        self._named: Dict[Tuple[ImportMap, str], bool] = {}  # (import map, name) -> `_may_name_project`
         if self.may_be_distributed:
             for stmt in statements(ctx.tree.body):
                 if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -204,7 +205,14 @@ class ScriptSeeds:
             func = func.value
         if func.__class__ is not ast.Name:
             return False
-        target = imports.resolve(func.id)
+        key = (imports, func.id)  # most calls of a module name the same few (`ops`, `nn`, `np`, `self`...)
+        found = self._named.get(key)
+        if found is None:
+            found = self._named[key] = self._names_project(imports, func.id)
+        return found
+
+    def _names_project(self, imports: ImportMap, name: str) -> bool:
+        target = imports.resolve(name)
         if target is None:
             return False
         head = target.partition(".")[0]
