@@ -31,6 +31,7 @@ from ms_lint.rules import undefined_attribute_in_graph as undefined_attribute
 from ms_lint.settings import Settings
 from ms_lint.source import SourceFile, child_nodes, module_name, package_root, remembered_packages
 from ms_lint.source import parse as source_parse
+from ms_lint.source import walk as source_walk
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 SOURCE = textwrap.dedent('''
@@ -289,6 +290,24 @@ def test_nodes_in_walk_order_are_those_of_a_breadth_first_walk():
                 walked = [n for n in ast.walk(node) if isinstance(n, kinds)]
                 assert [id(n) for n in graph.walk.in_walk_order(node, kinds)] == [id(n) for n in walked]
                 compared += len(walked)
+    assert compared > 5_000
+
+
+def test_the_light_walk_is_ast_walk_without_the_singletons():
+    """`source.walk` (MSL054's `_dependence`, whose first match in walk order names the value): the nodes of
+    `ast.walk` in the same order, less the expression-context and operator singletons no rule looks at."""
+    singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+    compared = 0
+    for source in [SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue  # the fixture of unparsable files
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.expr, ast.stmt, ast.Module)):
+                expected = [n for n in ast.walk(node) if not isinstance(n, singletons)]
+                assert [id(n) for n in source_walk(node)] == [id(n) for n in expected]
+                compared += 1
     assert compared > 5_000
 
 

@@ -5,12 +5,13 @@ import bisect
 import functools
 import itertools
 import re
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.locations import locate_in
-from ms_lint.analysis.walk import enclosing_function, parameter_defaults, parent_of, spelled_name
+from ms_lint.analysis.walk import enclosing_function, parameter_defaults, parameter_names, parent_of, spelled_name
 from ms_lint.rule import Rule
+from ms_lint.source import walk
 
 GLOBAL_SEEDS = frozenset({"mindspore.set_seed", "mindspore.common.set_seed", "mindspore.common.seed.set_seed"})
 RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_group_rank_from_world_rank"})
@@ -403,7 +404,8 @@ def _passed_to_seed(call: dict, helper: dict) -> Optional[str]:
 
 def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
     """What rank-dependent or random value `expr` is built from, or None."""
-    for node in ast.walk(expr):
+    parameters = _parameters(ctx, scope)
+    for node in walk(expr):  # `ast.walk`'s order without the singletons (`Load()`, `Add()`) none looks at
         if isinstance(node, ast.Call):
             qualname = ctx.names.qualname(node.func) or ""
             last = qualname.rpartition(".")[2] or spelled_name(node.func) or ""
@@ -419,9 +421,9 @@ def _dependence(ctx, expr: ast.AST, scope, depth: int) -> Optional[str]:
         elif isinstance(node, ast.Attribute) and RANK_NAMES.match(node.attr):
             return f"the rank (`{ctx.text(node)}`)"
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if _parameter(scope, node.id):
+            if node.id in parameters:
                 # what a caller passes is judged at the call (`judge`); a default is the function's own value
-                default = parameter_defaults(scope.args).get(node.id)
+                default = _defaults(ctx, scope).get(node.id)
                 found = _dependence(ctx, default, ctx.tree, depth - 1) if default is not None and depth > 0 else None
                 if found is not None:
                     return f"{found}, the default of `{node.id}`"
@@ -445,7 +447,7 @@ def _name_dependence(ctx, name: str, scope, depth: int) -> Optional[str]:
         found = _dependence(ctx, value, scope, depth)
         if found is not None:
             return found
-    if not local and scope is not ctx.tree and not _parameter(scope, name):
+    if not local and scope is not ctx.tree and name not in _parameters(ctx, scope):
         for value in _assigned(ctx, ctx.tree, name):
             found = _dependence(ctx, value, ctx.tree, depth)
             if found is not None:
@@ -453,11 +455,16 @@ def _name_dependence(ctx, name: str, scope, depth: int) -> Optional[str]:
     return None
 
 
-def _parameter(function, name: str) -> bool:
-    arguments = getattr(function, "args", None)
-    return arguments is not None and name in {a.arg for a in (
-        *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-        *filter(None, (arguments.vararg, arguments.kwarg)))}
+def _parameters(ctx, function) -> FrozenSet[str]:
+    """The names of the parameters of a def or lambda (none for the module), once per function: asked for every
+    name `_dependence` meets."""
+    return ctx.memo((_parameters, function), lambda: frozenset(
+        parameter_names(function) if getattr(function, "args", None) is not None else ()))
+
+
+def _defaults(ctx, function) -> Dict[str, ast.expr]:
+    """`parameter_defaults` of a def or lambda, once per function."""
+    return ctx.memo((_defaults, function), lambda: parameter_defaults(function.args))
 
 
 def _assigned(ctx, scope, name: str) -> List[ast.expr]:
