@@ -609,7 +609,8 @@ def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
 
     checked = 0
     contexts = itertools.chain(_contexts(extra), _contexts(extra.replace("\n", "\r\n")),
-                               _contexts(extra.replace("SEED = 3\n", "SEED = 3\r")))  # CRLF, a lone CR
+                               _contexts(extra.replace("SEED = 3\n", "SEED = 3\r")),  # CRLF, a lone CR
+                               _contexts(extra.rstrip("\n")))  # a needle on a last line without its LF
     for graph, ctx in contexts:
         for scope in [ctx.tree, *graph.walk.scopes()]:
             if scope is not ctx.tree and scope.__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):

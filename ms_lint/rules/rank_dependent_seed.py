@@ -256,35 +256,25 @@ def _needle_rows(ctx) -> Optional[List[int]]:
     def rows() -> Optional[List[int]]:
         text = ctx.source.text
         firsts = [(needle, at) for needle in _DEPENDENT_NEEDLES if (at := text.find(needle)) >= 0]
-        starts = _line_starts(ctx.source) if firsts else []  # most modules hold none: their lines are not counted
-        if starts is None:
+        if not firsts:
+            return []  # most modules
+        if "\r" in text and text.count("\r") != text.count("\r\n"):
             return None
         found = set()
         for needle, at in firsts:
+            row, counted = 1, 0  # the LFs before `counted` make `row - 1`
             while at >= 0:
-                row = bisect.bisect_right(starts, at)  # starts[row - 1] <= at < starts[row]
+                row += text.count("\n", counted, at)
+                counted = at
                 found.add(row)
-                at = text.find(needle, starts[row])  # on from the next row: one hit a row is enough
+                end = text.find("\n", at)  # on from the next row: one hit a row is enough
+                at = text.find(needle, end + 1) if end >= 0 else -1
         return sorted(found)
     return ctx.memo(_needle_rows, rows)
 
 
 def _spells_any_needle(ctx) -> bool:
-    rows = _needle_rows(ctx)
-    return bool(rows) if rows is not None else any(needle in ctx.source.text for needle in _DEPENDENT_NEEDLES)
-
-
-def _line_starts(source) -> Optional[List[int]]:
-    """Where each line of the text starts, and its length last (`starts[row - 1]`..`starts[row]`: row's line with
-    its end); None for text with a lone CR, whose lines the parser counts otherwise."""
-    text = source.text
-    if "\r" not in text:
-        lines = source.lines  # the same split as below, kept for `ctx.text`
-    elif text.count("\r") == text.count("\r\n"):
-        lines = text.split("\n")  # each line keeps its CR
-    else:
-        return None
-    return [0, *itertools.accumulate(map((1).__add__, map(len, lines)))]  # each line's length and its LF
+    return _needle_rows(ctx) != []  # (None: there are needles, on rows counted otherwise)
 
 
 def _seed_argument(ctx, node: ast.Call) -> Optional[ast.expr]:
