@@ -8,7 +8,7 @@ import textwrap
 from dataclasses import replace
 
 from ms_lint import engine, files
-from ms_lint.analysis import compile_context, per_project, run_mode
+from ms_lint.analysis import compile_context, module_reach, per_project, run_mode
 from ms_lint.settings import Settings
 
 
@@ -236,3 +236,59 @@ def test_rows_spelling_a_word_are_kept_for_the_last_text():
     for text in texts + texts[::-1] + [texts[0] + ""]:
         for word in ("import", "x", "import"):
             assert walk.rows_spelling(text, word) == walk._rows_spelling(text, word)
+
+
+class _EveryLevelFinder(module_reach._Finder):
+    """`module_reach._Finder` as it searched an absolute import before it skipped the directories without the
+    import's first name: every level up from the importer's directory."""
+
+    def _search(self, module, directory):
+        parts = module.split(".")
+        if parts[0] not in self._first_names:
+            return frozenset()
+        base = directory
+        for _ in range(module_reach._LEVELS_UP + 1):
+            found = self._files(base, parts)
+            if found:
+                return found
+            parent = os.path.dirname(base)
+            if parent == base:
+                break
+            base = parent
+        return frozenset()
+
+
+IMPORTS = '''\
+import pkg, pkg.sub.mod as m, top
+import pkg.missing, os.path, .bad, a/b
+from pkg import sub, plain, *
+from pkg.sub import (mod,
+    other as o)
+from . import sibling, /etc
+from .. import top, pkg
+from ...deep import x
+from .sub.mod import f
+from pkg..sub import mod
+from mindspore import nn, ops
+from tools.helper import run
+from train import Trainer
+def f():
+    from pkg.sub.mod import g
+'''
+
+
+def test_a_search_that_skips_levels_without_the_first_name_finds_what_every_level_finds(tmp_path):
+    for path in ("pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py", "pkg/sub/sibling.py", "pkg/plain.py",
+                 "pkg/pkg.py", "top.py", "tools/helper.py", "tools/train.py", "tools/scripts/run.py",
+                 "train/__init__.py", "train.py", "a/b/c/d/e/deep.py", "a/b/c/d/e/f/g.py", "namespace/inner/script.py",
+                 "sub/mod.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(IMPORTS)
+    known = frozenset(str(path) for path in tmp_path.rglob("*.py"))
+    fast, exact = module_reach._Finder(known), _EveryLevelFinder(known)
+    found = 0
+    for path in sorted(known):
+        imported = fast.imported_files(path, IMPORTS.encode())
+        assert imported == exact.imported_files(path, IMPORTS.encode()), path
+        found += len(imported)
+    assert found > 30

@@ -88,13 +88,15 @@ def _scan(files: Iterable[str], keep: Optional[Keep] = None) -> Reach:
     known = frozenset(paths)
     candidates: List[str] = []
     may_reset = False  # some `__init__` may select PYNATIVE_MODE (`_reset_by_a_constructor`)
+    texts: Dict[str, bytes] = {}  # (what the project reads again: every file, for its `jit`)
     for path, data in read_each(paths, _MAX_FILES):
+        texts[path] = data
         if _may_be_script(path, data, known):
             candidates.append(path)
         may_reset = may_reset or (b"PYNATIVE" in data and b"__init__" in data)
     if not candidates:
         return Reach(frozenset(), {})
-    project = _project_of(paths)
+    project = _Project(paths, _Finder(known), texts)
     compiled: Set[str] = set()
     reached_by: Dict[str, run_mode.Evidence] = {}
     compiling = [path for path in candidates
@@ -202,10 +204,10 @@ _ENTRY_POINT = re.compile(r"(?:train|eval|main|run|infer|predict|finetune|pretra
 class _Project:
     """The project's files, each read, and its imports found, when first asked for."""
 
-    def __init__(self, paths: List[str], find: "_Finder"):
+    def __init__(self, paths: List[str], find: "_Finder", texts: Optional[Dict[str, bytes]] = None):
         self.paths = paths
         self._find = find
-        self._texts: Dict[str, bytes] = {}
+        self._texts: Dict[str, bytes] = texts or {}
         self._imports: Dict[str, Set[str]] = {}
 
     def text(self, path: str) -> bytes:
@@ -314,6 +316,14 @@ class _Finder:
         self._module_files: Dict[Tuple[str, ...], FrozenSet[str]] = {}
         # the names a module path of the project can start with (`mindspore`, `numpy`: none)
         self._first_names = {part.removesuffix(".py") for path in known for part in path.split(os.sep)}
+        # the project's directories and its modules' paths without `.py`: where `_files_of` may find a module
+        self._entries = {path[:-3] for path in known if path.endswith(".py")}
+        for path in known:
+            directory = os.path.dirname(path)
+            while directory not in self._entries:
+                self._entries.add(directory)
+                directory = os.path.dirname(directory)
+        self._bases_of: Dict[str, List[str]] = {}
 
     def imported_files(self, path: str, data: bytes) -> Set[str]:
         """The project files that importing the module at `path` may run: the modules it imports and the
@@ -330,6 +340,8 @@ class _Finder:
                         found.update(self.absolute(words[0].decode(errors="replace"), directory))
                 continue
             dots, module = len(match.group(2)), match.group(3).decode(errors="replace")
+            if not dots and module.partition(".")[0] not in self._first_names:
+                continue  # `from mindspore import nn, ops`
             names = [words[0].decode(errors="replace") for words in (
                 name.split() for name in match.group(4).strip(b"()").replace(b"\\", b" ").split(b",")) if words]
             if dots:
@@ -341,7 +353,7 @@ class _Finder:
                 for name in names:
                     if name != "*":
                         found.update(self._files(base, parts + [name]))
-            elif module.partition(".")[0] in self._first_names:  # (not `from mindspore import nn, ops`)
+            else:
                 for name in names:
                     if name != "*":
                         found.update(self.absolute(f"{module}.{name}", directory))
@@ -361,16 +373,26 @@ class _Finder:
         parts = module.split(".")
         if parts[0] not in self._first_names:
             return frozenset()
-        base = directory
-        for _ in range(_LEVELS_UP + 1):
-            found = self._files(base, parts)
-            if found:
-                return found
-            parent = os.path.dirname(base)
-            if parent == base:
-                break
-            base = parent
+        first, entries = parts[0], self._entries
+        for base in self._bases(directory):
+            # (`_files_of` finds a file only under `base/<first part>`: a directory of the project, or a module)
+            if not _POSIX or f"{base}/{first}" in entries:
+                found = self._files(base, parts)
+                if found:
+                    return found
         return frozenset()
+
+    def _bases(self, directory: str) -> List[str]:
+        """The directory and its parents that an absolute import is looked up from, nearest first."""
+        found = self._bases_of.get(directory)
+        if found is None:
+            found = self._bases_of[directory] = [directory]
+            for _ in range(_LEVELS_UP):
+                parent = os.path.dirname(found[-1])
+                if parent == found[-1]:
+                    break
+                found.append(parent)
+        return found
 
     def _files(self, base: str, parts: List[str]) -> FrozenSet[str]:
         key = (base, *parts)
@@ -384,7 +406,7 @@ class _Finder:
         module itself is not a project file. A package wins over a module of the same name, as in Python (DecoMR's
         `train.py` imports `Trainer` from the package `train/` beside it)."""
         known = self.known
-        target = "/".join([base, *parts]) if os.sep == "/" else os.path.join(base, *parts)
+        target = _joined(base, parts)
         module = os.path.join(target, "__init__.py")
         if module not in known:
             module = target + ".py"
@@ -392,10 +414,18 @@ class _Finder:
                 return set()
         found = {module}
         for depth in range(1, len(parts)):
-            init = os.path.join(base, *parts[:depth], "__init__.py")
+            init = _joined(base, [*parts[:depth], "__init__.py"])  # (no part is empty: the module was found)
             if init in known:
                 found.add(init)
         return found
+
+
+_POSIX = os.sep == "/"
+
+
+def _joined(base: str, parts: List[str]) -> str:
+    """`base/a/b` for the parts `a`, `b` (a plain join on POSIX: a part is never absolute here)."""
+    return "/".join([base, *parts]) if _POSIX else os.path.join(base, *parts)
 
 
 _reach: PerProject[Reach] = PerProject(_scan)
