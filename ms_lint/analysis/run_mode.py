@@ -29,7 +29,7 @@ import re
 from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ms_lint.analysis.per_project import Keep, PerProject, read_each
-from ms_lint.source import SourceError, decode, is_package, package_root, parse
+from ms_lint.source import SourceError, decode, is_package, package_root, parse, walk
 
 COMPILES, PYNATIVE, RUNS, OPTION, GRAPH = "compiles", "pynative", "runs", "option", "graph"
 # `set_context(mode=GRAPH_MODE if args.mode.upper().startswith("GRAPH") else PYNATIVE_MODE)`: the command-line
@@ -492,7 +492,7 @@ def _jit_calling_cells(data: bytes, path: str, keep: Optional[Keep]) -> Optional
         keep(path, source, tree)  # (read only here)
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     modules = _module_names(tree)
-    for node in ast.walk(tree):
+    for node in walk(tree):  # (ast.walk's order, faster)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(map(_is_jit, node.decorator_list)):
             if _may_call_cell(node, functions, modules):
                 return node.lineno
@@ -526,7 +526,7 @@ def _module_names(tree: ast.Module) -> frozenset:
 
 def _may_call_cell(function: ast.AST, functions: dict, modules: frozenset) -> bool:
     parameters = {arg.arg for arg in ast.walk(function.args) if isinstance(arg, ast.arg)}  # type: ignore[attr-defined]
-    for node in ast.walk(function):
+    for node in walk(function):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
