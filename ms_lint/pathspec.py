@@ -20,6 +20,7 @@ Matching is case-sensitive, as git's is by default. POSIX character classes (`[[
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Pattern
@@ -37,6 +38,7 @@ class Rule:
         return (is_dir or not self.directory_only) and self.regex.fullmatch(path) is not None
 
 
+@functools.lru_cache(maxsize=1024)  # the default excludes, parsed again for each project root a run scans
 def parse(line: str) -> Optional[Rule]:
     """A .gitignore line as a Rule; None for a blank line, a comment or a pattern that matches nothing."""
     text = line.rstrip("\r\n")
