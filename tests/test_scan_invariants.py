@@ -292,3 +292,46 @@ def test_a_search_that_skips_levels_without_the_first_name_finds_what_every_leve
         assert imported == exact.imported_files(path, IMPORTS.encode()), path
         found += len(imported)
     assert found > 30
+
+
+NESTED = {
+    "train.py": "import argparse\nimport mindspore as ms\nparser = argparse.ArgumentParser()\n"
+                "parser.add_argument('--mode', default='PYNATIVE')\nargs = parser.parse_args()\n"
+                "ms.set_context(device_target='GPU',\n"
+                "               mode=ms.GRAPH_MODE if args.mode == 'GRAPH' else ms.PYNATIVE_MODE)\n",
+    "model.py": "from mindspore import nn, ops\nops.zeros = lambda *shape: shape\n\n\nclass Net(nn.Cell):\n"
+                "    def __init__(self):\n        super().__init__()\n        self.add_flags(is_first=True)\n",
+    "scripts/run.py": "import mindspore as ms\nms.set_context(mode=ms.PYNATIVE_MODE, jit_syntax_level=ms.STRICT)\n"
+                      "if __name__ == '__main__':\n    main()\n",
+    "tools/step.py": "import mindspore as ms\n\n\n@ms.jit\ndef step(net, x):\n    return net(x)\n",
+}
+
+
+def test_nested_projects_read_each_file_once_and_say_what_each_scan_alone_says(tmp_path, monkeypatch):
+    """The scans of nested projects (`PerProject.of`) keep the content of each file they read and what each file
+    says (`PerFile`): what the scans reading the files themselves give, every file read once; a scan called on
+    its own reads the files as they are."""
+    for name, text in NESTED.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    roots = [str(tmp_path / "tools"), str(tmp_path / "scripts"), str(tmp_path)]
+    compile_context.forget_projects()
+    run_mode.forget_projects()
+    opened = []
+    monkeypatch.setattr(per_project, "open", lambda path, mode: opened.append(path) or open(path, mode),
+                        raising=False)
+    shared = [(compile_context.of_project(root, engine.project_files), run_mode.of_project(root, engine.project_files))
+              for root in roots]
+    assert sorted(opened) == sorted(engine.project_files(str(tmp_path)))
+    alone = [(compile_context.scan(engine.project_files(root)), run_mode.scan(engine.project_files(root)))
+             for root in roots]
+    assert shared == alone and len(opened) > 4  # (read again by the scans on their own)
+    assert shared[2][0].target == "gpu" and shared[2][0].syntax_level == "strict" and shared[2][0].flags
+    assert shared[2][0].replaced_api and shared[0][1].compiles and shared[1][1].pynative
+    (tmp_path / "scripts" / "run.py").write_text("import mindspore as ms\nms.set_context(device_target='CPU')\n")
+    assert compile_context.scan(engine.project_files(roots[1])).target == "cpu"
+    assert compile_context.of_project(roots[1], engine.project_files).target is None  # (until forgotten)
+    compile_context.forget_projects()
+    assert compile_context.of_project(roots[1], engine.project_files).target == "cpu"
+    compile_context.forget_projects()
+    run_mode.forget_projects()

@@ -23,11 +23,11 @@ from typing import Any, Callable, FrozenSet, Iterable, List, Optional, Set, Tupl
 
 from ms_lint import store
 from ms_lint.analysis import replaced_api, run_mode
-from ms_lint.analysis.per_project import Keep, PerProject, read_each
+from ms_lint.analysis.per_project import Keep, PerFile, PerProject, read_each
 from ms_lint.analysis.walk import spelled_name
 from ms_lint.source import SourceError, decode, parse, walk
 
-_NEEDLES = ("jit_syntax_level", "device_target", "set_device", "MS_DEV_JIT_SYNTAX_LEVEL")
+_NEEDLES = (b"jit_syntax_level", b"device_target", b"set_device", b"MS_DEV_JIT_SYNTAX_LEVEL")
 _TARGETS = {"ascend": "ascend", "gpu": "gpu", "cpu": "cpu", "davinci": "ascend"}
 _MAX_FILES = 20000
 # What a file must spell to set a level or a target `facts_of_module` reads: the level names, or `device_target=`
@@ -162,12 +162,9 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> CompileContext:
     replaced: Set[str] = set()
     # a test that compiles under STRICT says nothing about how the project runs (tests count towards the limit)
     for path, data in read_each((path for path in islice(files, _MAX_FILES) if not _is_test_file(path)), _MAX_FILES):
-        if b"add_flags" in data:
-            flags.update(flag_names(data.decode("utf-8", errors="replace")))
-        replaced |= replaced_api.names_replaced(path, data, keep)
-        if not any(needle.encode() in data for needle in _NEEDLES) or not _MAY_SET.search(data):
-            continue
-        found_facts = _stored_facts(path, data, keep)
+        file_flags, file_replaced, found_facts = _what_a_file_sets(path, data, keep)
+        flags |= file_flags
+        replaced |= file_replaced
         if found_facts is None:
             continue
         levels, targets = found_facts
@@ -178,6 +175,20 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> CompileContext:
             if target is None:
                 target, target_source = found, (path, row)
     return CompileContext(level, target, level_source, target_source, frozenset(flags), frozenset(replaced))
+
+
+def _file_sets(path: str, data: bytes, keep: Optional[Keep]) -> Tuple[FrozenSet[str], FrozenSet[str],
+                                                                       Optional[ModuleFacts]]:
+    """What one file contributes to its project's context: the Cell flags it adds, the MindSpore names it replaces,
+    and `facts_of_module` (None when it spells no setting, or cannot be parsed)."""
+    flags = flag_names(data.decode("utf-8", errors="replace")) if b"add_flags" in data else frozenset()
+    replaced = replaced_api.names_replaced(path, data, keep)
+    if not any(needle in data for needle in _NEEDLES) or not _MAY_SET.search(data):
+        return flags, replaced, None
+    return flags, replaced, _stored_facts(path, data, keep)
+
+
+_what_a_file_sets = PerFile(_file_sets)  # (the scans of nested projects read the same files)
 
 
 # Where the scan keeps what each file it parses sets, by content: a run from the cache lints nothing, but its

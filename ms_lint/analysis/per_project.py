@@ -1,4 +1,5 @@
-"""A fact of a whole project (the syntax level it sets, the mode it runs in), computed once per root per process."""
+"""A fact of a whole project (the syntax level it sets, the mode it runs in), computed once per root per process;
+the files its scans read, and what each file says, shared by the scans (`read_each`, `PerFile`)."""
 from __future__ import annotations
 
 import os
@@ -32,19 +33,74 @@ class PerProject(Generic[T]):
             files = _files.get((root, files_under))
             if files is None:
                 files = _files[root, files_under] = list(files_under(root))
-            self._found[root] = self._scan(files, keep)
+            global _scanning
+            _scanning += 1
+            try:
+                self._found[root] = self._scan(files, keep)
+            finally:
+                _scanning -= 1
         return self._found[root]
 
     def forget(self) -> None:
         self._found.clear()
         _files.clear()
+        _forget_contents()
 
 
 def read_each(files: Iterable[str], limit: int) -> Iterator[Tuple[str, bytes]]:
-    """(path, content) of the first `limit` files, skipping those that cannot be read: what a scan reads."""
+    """(path, content) of the first `limit` files, skipping those that cannot be read: what a scan reads. In a
+    scan of `PerProject.of`, the content is kept, up to a bound, for the next such scan that reads the file
+    (`_contents`); a scan called on its own reads the files as they are."""
+    global _kept_bytes
     for path in islice(files, limit):
-        try:
-            with open(path, "rb") as handle:
-                yield path, handle.read()
-        except OSError:
-            continue
+        data = _contents.get(path) if _scanning else None
+        if data is None:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            if _scanning and _kept_bytes + len(data) <= _MAX_KEPT_BYTES:
+                _contents[path] = data
+                _kept_bytes += len(data)
+        yield path, data
+
+
+# The content of each file a scan read, by path: the scans of a project (its compile context, its run mode, the
+# modules its scripts reach) each read every file of it, and a directory without `__init__.py` is a project of
+# its own inside the one around it (a run scans both). Forgotten with the scans' results, as the files they list.
+_MAX_KEPT_BYTES = 16 << 20
+_contents: Dict[str, bytes] = {}
+_kept_bytes = 0
+_scanning = 0  # how many `PerProject.of` scans are running (one, or a scan asking another's fact)
+
+
+class PerFile(Generic[T]):
+    """`fact(path, data, *more)` of a file's content as `read_each` gave it, computed once while the content is kept:
+    the scans of nested projects ask it of the same files. (`more` does not change the answer: `keep`, or what
+    the caller derived from `data`.)"""
+
+    def __init__(self, fact: Callable[..., T]):
+        self._fact = fact
+        self._found: Dict[str, Tuple[bytes, T]] = {}
+        _per_file.append(self)
+
+    def __call__(self, path: str, data: bytes, *more: Any) -> T:
+        found = self._found.get(path)
+        if found is not None and found[0] is data:
+            return found[1]
+        value = self._fact(path, data, *more)
+        if _contents.get(path) is data:  # (held no longer than the content: the memory stays bounded)
+            self._found[path] = (data, value)
+        return value
+
+
+_per_file: List[PerFile] = []
+
+
+def _forget_contents() -> None:
+    global _kept_bytes
+    _contents.clear()
+    _kept_bytes = 0
+    for facts in _per_file:
+        facts._found.clear()

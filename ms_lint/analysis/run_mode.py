@@ -28,7 +28,7 @@ import os
 import re
 from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from ms_lint.analysis.per_project import Keep, PerProject, read_each
+from ms_lint.analysis.per_project import Keep, PerFile, PerProject, read_each
 from ms_lint.source import SourceError, decode, is_package, package_root, parse, walk
 
 COMPILES, PYNATIVE, RUNS, OPTION, GRAPH = "compiles", "pynative", "runs", "option", "graph"
@@ -127,8 +127,8 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> ProjectMode:
         return ProjectMode()  # too large to say: left as it is
     tunes_compiling = False  # some file sets how Cells compile (a syntax level, a `JitConfig`)
     for path, data in read_each(files, _MAX_FILES):
-        tunes_compiling = tunes_compiling or any(needle in data for needle in _TUNES_COMPILING)
-        chosen = list(selections(data)) if b"set_context" in data else []
+        tunes_compiling = tunes_compiling or _tunes_compiling(path, data)
+        chosen = _selections_of(path, data)
         for mode, row in chosen:
             if mode == GRAPH:
                 graph = graph or Evidence(path, row, GRAPH)
@@ -139,11 +139,11 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> ProjectMode:
                 break
             continue  # read on only for the modes selected
         if b"add_argument" in data:
-            for name, may_select_graph, may_default_to_graph in declared_options(data):
+            for name, may_select_graph, may_default_to_graph in _options_of(path, data):
                 may_compile[name] = may_compile.get(name, False) or may_select_graph
                 graph_default[name] = graph_default.get(name, False) or may_default_to_graph
                 declared_in.add(os.path.dirname(path))
-        said = evidence(data, path, chosen, keep)
+        said = _evidence_of(path, data, chosen, keep)
         if said is None:
             continue
         if said[0] == COMPILES:
@@ -167,6 +167,13 @@ def scan(files: Iterable[str], keep: Optional[Keep] = None) -> ProjectMode:
     if found is None and graph is None and not other_mode and not tunes_compiling and files:
         found = Evidence(files[0], 0, UNSELECTED)  # a library alone (vector-quantize's port): nothing compiles
     return ProjectMode(found, graph_only)
+
+
+# what each file says, asked once of a file the scans of nested projects both read (`PerFile`)
+_tunes_compiling = PerFile(lambda path, data: any(needle in data for needle in _TUNES_COMPILING))
+_selections_of = PerFile(lambda path, data: list(selections(data)) if b"set_context" in data else [])
+_options_of = PerFile(lambda path, data: list(declared_options(data)))
+_evidence_of = PerFile(lambda path, data, chosen, keep: evidence(data, path, chosen, keep))
 
 
 def _launched_with_graph(directories: Iterable[str], option: str) -> bool:
