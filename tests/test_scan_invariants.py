@@ -292,6 +292,15 @@ def test_a_search_that_skips_levels_without_the_first_name_finds_what_every_leve
         assert imported == exact.imported_files(path, IMPORTS.encode()), path
         found += len(imported)
     assert found > 30
+    # who imports a file, from the index of every file's imports: what searching each file for its name found
+    project = module_reach._project_of(sorted(known))
+    answers = set()
+    for path in sorted(known):
+        stem = os.path.basename(path)[:-3].encode()
+        answers.add(project.imported_elsewhere(path))
+        assert project.imported_elsewhere(path) == any(
+            other != path and stem in project.text(other) and path in project.imports(other) for other in known)
+    assert answers == {True, False}
 
 
 NESTED = {

@@ -209,6 +209,7 @@ class _Project:
         self._find = find
         self._texts: Dict[str, bytes] = texts or {}
         self._imports: Dict[str, Set[str]] = {}
+        self._importers_of: Optional[Dict[str, List[str]]] = None
 
     def text(self, path: str) -> bytes:
         data = self._texts.get(path)
@@ -238,8 +239,18 @@ class _Project:
 
     def imported_elsewhere(self, path: str) -> bool:
         """Does another project file import this one? Only a file that spells its name can."""
-        stem = os.path.basename(path)[:-3].encode()
-        return any(other != path and stem in self.text(other) and path in self.imports(other) for other in self.paths)
+        stem = os.path.basename(path)[:-3].encode()  # (a file's own imports never hold it)
+        return any(stem in self.text(other) for other in self._importers().get(path, ()))
+
+    def _importers(self) -> Dict[str, List[str]]:
+        """The files that import each project file, in the project's order (every file's imports found once, as
+        the scripts' closures find most of them anyway: not each file's text searched for each script's name)."""
+        if self._importers_of is None:
+            self._importers_of = {}
+            for other in self.paths:
+                for target in self.imports(other):
+                    self._importers_of.setdefault(target, []).append(other)
+        return self._importers_of
 
     def selections(self, path: str, own: bool) -> List[Tuple[str, int]]:
         """The modes a file selects: all of them in the script itself, else those outside its self-test."""
