@@ -210,6 +210,7 @@ class _Project:
         self._texts: Dict[str, bytes] = texts or {}
         self._imports: Dict[str, Set[str]] = {}
         self._importers_of: Optional[Dict[str, List[str]]] = None
+        self._selected: Dict[str, List[Tuple[str, int]]] = {}
 
     def text(self, path: str) -> bytes:
         data = self._texts.get(path)
@@ -254,11 +255,13 @@ class _Project:
 
     def selections(self, path: str, own: bool) -> List[Tuple[str, int]]:
         """The modes a file selects: all of them in the script itself, else those outside its self-test."""
-        data = self.text(path)
-        if b"set_context" not in data:
-            return []
-        return [(mode, row) for mode, row in run_mode.selections(data) if own or not run_mode.in_main_block(data, row)]
-
+        selected = self._selected.get(path)
+        if selected is None:  # (asked again for each script that reaches the file)
+            data = self.text(path)
+            selected = self._selected[path] = list(run_mode.selections(data)) if b"set_context" in data else []
+        if own or not selected:
+            return selected
+        return [(mode, row) for mode, row in selected if not run_mode.in_main_block(self.text(path), row)]
 
     def modes_selected(self, reached: Set[str], script: Optional[str] = None,
                        code: bytes = b"") -> List[Tuple[str, int, str]]:
