@@ -27,6 +27,7 @@ from typing import (
     Union,
 )
 
+from ms_lint.analysis.walk_specialised import walk_nodes
 from ms_lint.source import LISTS_WITH_NONE, child_fields
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
@@ -389,52 +390,41 @@ def _foreign_preorder(node: ast.AST) -> List[ast.AST]:
 def preorder(root: ast.AST, parents: Dict[ast.AST, ast.AST], indexed: Iterable[type] = INDEXED_KINDS):
     """Every node under `root` (itself included) in preorder, with their parent links entered in `parents`, the
     (start, end) of `root` and of each def, lambda and class in that list, and the positions of the `indexed`
-    classes in it. The one full walk of a module, its hottest loop: `child_nodes` inlined, children pushed
-    straight onto the stack (fields and list items reversed), one dict test for the node classes it notes
-    (scopes, indexed)."""
-    order: List[ast.AST] = []
+    classes in it. The one full walk of a module, its hottest loop: children pushed straight onto the stack, the
+    commonest classes walked by code of their own (`walk_specialised`), the others by `_push_children`."""
+    order: List[ast.AST] = [root]  # the root is never noted: its span opens here
     spans: Dict[ast.AST, Tuple[int, int]] = {}
     positions: Dict[type, List[int]] = {kind: [] for kind in indexed if kind not in SCOPE_KINDS}
     noted: Dict[type, Optional[List[int]]] = {**dict.fromkeys(SCOPE_KINDS), **positions}  # None: a scope
-    opened: List[Tuple[ast.AST, int]] = [(root, 0)]
-    stack: list = [_CLOSE, root]
-    append, pop, push = order.append, stack.pop, stack.append
-    reversed_fields = _REVERSED_CHILD_FIELDS
-    while stack:
-        node = pop()
-        if node is _CLOSE:
-            scope, start = opened.pop()
-            spans[scope] = (start, len(order))
-            continue
-        kind = node.__class__
-        if kind in noted and node is not root:
-            found = noted[kind]
-            if found is None:
-                opened.append((node, len(order)))
-                push(_CLOSE)
-            else:
-                found.append(len(order))
-        append(node)
-        fields = reversed_fields.get(kind)
-        if fields is None:
-            fields = reversed_fields[kind] = _reversed_child_fields(kind)
-        for name in fields:  # none for the commonest nodes (names, constants)
-            value = getattr(node, name, None)
-            if value is None:
-                if name[0] == "?":  # a list that may hold None, under its name marked (`_reversed_child_fields`)
-                    value = [item for item in getattr(node, name[1:]) if item is not None]
-                    for child in value:
-                        parents[child] = node
-                    stack += value[::-1]
-                continue
-            if value.__class__ is list:
+    stack: list = [_CLOSE]
+    _push_children(root, stack, parents)
+    walk_nodes(stack, order, parents, positions, noted, [(root, 0)], spans, _CLOSE, _push_children)
+    return order, spans, positions
+
+
+def _push_children(node: ast.AST, stack: list, parents: Dict[ast.AST, ast.AST]) -> None:
+    """Push the children of `node` onto `stack` (fields and list items reversed: the first child on top), with
+    their parent links: the walk of a node of a class with no code of its own in `walk_specialised`."""
+    kind = node.__class__
+    fields = _REVERSED_CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _REVERSED_CHILD_FIELDS[kind] = _reversed_child_fields(kind)
+    for name in fields:
+        value = getattr(node, name, None)
+        if value is None:
+            if name[0] == "?":  # a list that may hold None, under its name marked (`_reversed_child_fields`)
+                value = [item for item in getattr(node, name[1:]) if item is not None]
                 for child in value:
                     parents[child] = node
                 stack += value[::-1]
-            else:  # the fields walked hold a node, a list of nodes or None
-                parents[value] = node
-                push(value)
-    return order, spans, positions
+            continue
+        if value.__class__ is list:
+            for child in value:
+                parents[child] = node
+            stack += value[::-1]
+        else:  # the fields walked hold a node, a list of nodes or None
+            parents[value] = node
+            stack.append(value)
 
 
 def _reversed_child_fields(kind: type) -> Tuple[str, ...]:
