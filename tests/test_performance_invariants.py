@@ -214,6 +214,22 @@ def test_a_linted_file_keeps_its_text_not_its_split_lines(tmp_path):
     assert result.source.lines == SOURCE.split("\n")  # split again when the report asks
 
 
+def test_releasing_the_last_walk_alive_drops_every_link_and_an_older_walk_keeps_its_own(monkeypatch):
+    """`ModuleWalk.release` empties the parent links at once when its walk is the last alive, else deletes its
+    own: a walk made before it and not yet released keeps every link."""
+    from ms_lint.analysis import walk
+
+    monkeypatch.setattr(walk, "_PARENTS", {})
+    monkeypatch.setattr(walk, "_walks_alive", 0)  # (other tests leave walks unreleased)
+    first, second = walk.ModuleWalk(ast.parse(SOURCE)), walk.ModuleWalk(ast.parse(ALL_SYNTAX))
+    kept = {node: parent_of(node) for node in second.order[1:]}
+    for _ in range(2):  # twice: the second release does nothing
+        first.release()
+        assert walk._PARENTS == kept and walk._walks_alive == 1
+    second.release()
+    assert walk._PARENTS == {} and walk._walks_alive == 0
+
+
 BASE = "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def construct(self, x):\n        return x\n"
 USER = ("from pkg.zbase import Base\n\n\nclass Net(Base):\n    def construct(self, x):\n"
         "        return self.missing(x)\n")

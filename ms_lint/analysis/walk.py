@@ -36,6 +36,7 @@ PARENT = "_msl_parent"  # the parent link of a node of another module's tree (se
 # node -> parent, for the modules being linted (`ModuleWalk`, emptied of a module's nodes by `release`): a dict
 # entry costs less than an attribute on millions of nodes, set and then deleted (measured: 0.2 against 0.7 us)
 _PARENTS: Dict[ast.AST, ast.AST] = {}
+_walks_alive = 0  # the walks made and not yet released: what `_PARENTS` holds links of
 T = TypeVar("T")
 
 # The nodes that can bind a name (`global` and `nonlocal` declarations included): what `FunctionNodes.bindings`
@@ -193,8 +194,11 @@ class ModuleWalk:
     where the nodes of the noted classes are (`INDEXED_KINDS` and the classes the rules that may run hook)."""
 
     def __init__(self, tree: ast.Module, indexed: Iterable[type] = ()):
+        global _walks_alive
         self.tree = tree
         self.order, self._spans, self._positions = preorder(tree, _PARENTS, (*INDEXED_KINDS, *indexed))
+        self._alive = True
+        _walks_alive += 1
         self._scopes: Optional[List[Tuple[int, int, ast.AST]]] = None  # see scopes_within
         self._scope_starts: List[int] = []
         self._function_nodes: Dict[FunctionNode, FunctionNodes] = {}
@@ -213,8 +217,14 @@ class ModuleWalk:
         """Break the reference cycles that tie the tree together once the module is linted (the parent links), so
         that reference counting frees it at once: left to the cyclic garbage collector, every linted tree would be
         scanned again and again by its full collections."""
-        # every node but the root has a parent link (deleted in a C loop: millions of nodes)
-        deque(map(_PARENTS.pop, itertools.islice(self.order, 1, None), itertools.repeat(None)), 0)
+        global _walks_alive
+        if self._alive:
+            self._alive = False
+            _walks_alive -= 1
+            if not _walks_alive:  # the links are all this walk's (the usual case): dropped at once
+                _PARENTS.clear()
+            else:  # every node but the root has a parent link (deleted in a C loop: millions of nodes)
+                deque(map(_PARENTS.pop, itertools.islice(self.order, 1, None), itertools.repeat(None)), 0)
         self.order, self._spans, self._positions = [], {}, {}
         self._scopes, self._scope_starts = None, []
         self._function_nodes.clear()
