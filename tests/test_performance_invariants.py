@@ -230,6 +230,68 @@ def test_releasing_the_last_walk_alive_drops_every_link_and_an_older_walk_keeps_
     assert walk._PARENTS == {} and walk._walks_alive == 0
 
 
+def _scanned_function_nodes(subtree):
+    """What `ModuleWalk.nodes_of` answers, scanned from the nodes under a scope by the forms it replaces."""
+    from ms_lint.analysis.walk import BINDER_KINDS
+
+    loads, first_bound = {}, {}
+    for node in subtree:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads.setdefault(node.id, []).append(node)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names = [node.id]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler)):
+            names = [node.name] if node.name else []
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).partition(".")[0] for a in node.names]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names = node.names
+        else:
+            names = []
+        for name in names:
+            first_bound.setdefault(name, node.lineno)
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return SimpleNamespace(
+        calls=[n for n in subtree if isinstance(n, ast.Call)],
+        nested=[n for n in subtree if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))],
+        attribute_loads=[n for n in subtree if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)],
+        stores={n.id for n in subtree if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        | {n.name for n in subtree if isinstance(n, defs)},
+        bindings=[n for n in subtree if n.__class__ in BINDER_KINDS], loads=loads, first_bound=first_bound)
+
+
+def test_the_nodes_of_a_scope_read_in_one_pass_are_those_scans_find():
+    """`nodes_of` reads a scope's calls, attribute reads, stores, bindings, nested functions and loads in one
+    pass over its stretch of the walk, and `first_bound` from the binding nodes it notes: the same as a scan of
+    the subtree for each (module, defs, lambdas and classes of the fixtures; a def of another module's tree)."""
+    trees = [ast.parse(ALL_SYNTAX), ast.parse(SOURCE)]
+    for path in sorted(FIXTURES.glob("*.py")):
+        try:
+            trees.append(ast.parse(path.read_text(encoding="utf-8")))
+        except SyntaxError:
+            continue  # the fixture of unparsable files
+    foreign = next(n for n in ast.walk(ast.parse(SOURCE)) if isinstance(n, ast.FunctionDef))
+    checked = 0
+    for tree in trees:
+        graph = GraphScope(tree, "pkg.model", "pkg/model.py", ProjectIndex(), None, "")
+        try:
+            for scope in [*graph.walk.scopes(), foreign]:
+                found, expected = graph.walk.nodes_of(scope), _scanned_function_nodes(_subtree(graph, scope)[1:])
+                for field in ("calls", "nested", "attribute_loads", "bindings"):
+                    assert [id(n) for n in getattr(found, field)] == [id(n) for n in getattr(expected, field)]
+                assert found.stores == expected.stores and found.first_bound == expected.first_bound
+                assert {name: [id(n) for n in reads] for name, reads in found.loads.items()} == \
+                    {name: [id(n) for n in reads] for name, reads in expected.loads.items()}
+                checked += 1
+        finally:
+            graph.release()
+    assert checked > 500
+
+
+def _subtree(graph, scope):
+    return graph.walk.subtree(scope) if graph.walk.spans(scope) else list(_recursive_preorder(scope))
+
+
 BASE = "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def construct(self, x):\n        return x\n"
 USER = ("from pkg.zbase import Base\n\n\nclass Net(Base):\n    def construct(self, x):\n"
         "        return self.missing(x)\n")

@@ -45,22 +45,23 @@ BINDER_KINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast
                           ast.NamedExpr, ast.withitem, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
                           ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _DEFINITION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
-_FUNCTION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
+# the binders that name what they bind (a store binds a `Name`): with `except ... as`, what `first_bound` reads
+_NAMING_KINDS = frozenset({*_DEFINITION_KINDS, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal})
 
 
 class FunctionNodes:
     """What the queries about one function need, read off its part of the module's walk (nested functions
-    included): calls, attribute reads, stores, bindings and nested functions at once; the names read, asked
-    about far fewer functions, on first use."""
+    included) in one pass: calls, attribute reads, stores, bindings, nested functions and the names read (asked
+    about most functions); the first line binding each name from the binding nodes, on first use."""
 
-    def __init__(self, nodes: List[ast.AST], start: int, end: int):
-        self._nodes, self._start, self._end = nodes, start, end  # the function's nodes: nodes[start:end]
+    def __init__(self) -> None:
         self.calls: List[ast.Call] = []
         self.nested: List[FunctionNode] = []
         self.attribute_loads: List[ast.Attribute] = []  # `<name>.<attr>` read
         self.stores: Set[str] = set()
         self.bindings: List[ast.AST] = []  # `BINDER_KINDS` nodes: in preorder
-        self._loads: Optional[Dict[str, List[ast.Name]]] = None
+        self.loads: Dict[str, List[ast.Name]] = {}  # name -> the nodes reading it
+        self.named_bindings: List[ast.AST] = []  # name stores, `_NAMING_KINDS`, handlers: for `first_bound`
         self._first_bound: Optional[Dict[str, int]] = None
 
     @property
@@ -69,38 +70,21 @@ class FunctionNodes:
         an import, an `except ... as`, a `global`/`nonlocal` declaration."""
         if self._first_bound is None:
             rows: Dict[str, int] = {}
-            name_class, load_class = ast.Name, ast.Load
-            nodes: Iterable[Any] = itertools.islice(self._nodes, self._start + 1, self._end)
-            for node in nodes:
+            bound: Iterable[Any] = self.named_bindings
+            for node in bound:
                 kind = node.__class__
-                if kind is name_class:
-                    if node.ctx.__class__ is not load_class and node.id not in rows:
-                        rows[node.id] = node.lineno
-                    continue
-                if kind in _DEFINITION_KINDS or kind is ast.ExceptHandler:
+                if kind is ast.Name:
+                    names = [node.id]
+                elif kind in _DEFINITION_KINDS or kind is ast.ExceptHandler:
                     names = [node.name] if node.name else []
                 elif kind in (ast.Import, ast.ImportFrom):
                     names = [(a.asname or a.name).partition(".")[0] for a in node.names]
-                elif kind in (ast.Global, ast.Nonlocal):
+                else:  # global, nonlocal
                     names = node.names
-                else:
-                    continue
                 for name in names:
                     rows.setdefault(name, node.lineno)
             self._first_bound = rows
         return self._first_bound
-
-    @property
-    def loads(self) -> Dict[str, List[ast.Name]]:
-        """Name -> the nodes reading it."""
-        if self._loads is None:
-            loads: Dict[str, List[ast.Name]] = {}
-            name_class, load_class = ast.Name, ast.Load  # read as locals: this runs on most nodes of a function
-            for node in itertools.islice(self._nodes, self._start + 1, self._end):
-                if node.__class__ is name_class and node.ctx.__class__ is load_class:
-                    loads.setdefault(node.id, []).append(node)
-            self._loads = loads
-        return self._loads
 
 
 def parent_of(node: ast.AST) -> Optional[ast.AST]:
@@ -350,32 +334,50 @@ class ModuleWalk:
             if span is None:  # a def of another module's tree
                 nodes = _foreign_preorder(function)
                 span = (0, len(nodes))
-            start, end = span
-            found = self._function_nodes[function] = FunctionNodes(nodes, start, end)
-            bindings, nested = found.bindings, found.nested
-            add_store, add_call, add_attribute_load = found.stores.add, found.calls.append, found.attribute_loads.append
-            # the classes in locals: this loop runs on most nodes of a run, and local names are read faster
-            name_class, call_class, attribute_class, load_class, lambda_class = \
-                ast.Name, ast.Call, ast.Attribute, ast.Load, ast.Lambda
-            for node in itertools.islice(nodes, start + 1, end):
-                kind = node.__class__  # node classes are final: one class test per node (this runs on most nodes)
-                if kind is name_class:
-                    if node.ctx.__class__ is not load_class:
-                        add_store(node.id)
-                elif kind is call_class:
-                    add_call(node)
-                elif kind is attribute_class:
-                    if node.ctx.__class__ is load_class:
-                        add_attribute_load(node)
-                elif kind in BINDER_KINDS:
-                    bindings.append(node)
-                    if kind in _DEFINITION_KINDS:
-                        add_store(node.name)
-                    if kind in _FUNCTION_KINDS:
-                        nested.append(node)
-                elif kind is lambda_class:
-                    nested.append(node)
+            found = self._function_nodes[function] = _function_nodes(nodes, *span)
         return found
+
+
+def _function_nodes(nodes: List[ast.AST], start: int, end: int) -> FunctionNodes:
+    """What `nodes_of` answers for the function at `nodes[start]`, from `nodes[start + 1:end]` (its subtree)."""
+    found = FunctionNodes()
+    bindings, nested, loads, named_bindings = found.bindings, found.nested, found.loads, found.named_bindings
+    add_store, add_call, add_attribute_load = found.stores.add, found.calls.append, found.attribute_loads.append
+    # the classes in locals: this loop runs on most nodes of a run, and local names are read faster
+    type_of, name_class, call_class, attribute_class, load_class, lambda_class, handler_class = \
+        type, ast.Name, ast.Call, ast.Attribute, ast.Load, ast.Lambda, ast.ExceptHandler
+    walked: Iterable[Any] = itertools.islice(nodes, start + 1, end)
+    for node in walked:
+        kind = type_of(node)  # node classes are final: one class test per node (this runs on most nodes)
+        if kind is name_class:
+            if type_of(node.ctx) is load_class:
+                reads = loads.get(node.id)
+                if reads is None:
+                    loads[node.id] = [node]
+                else:
+                    reads.append(node)
+            else:
+                add_store(node.id)
+                named_bindings.append(node)
+        elif kind is call_class:
+            add_call(node)
+        elif kind is attribute_class:
+            if type_of(node.ctx) is load_class:
+                add_attribute_load(node)
+        elif kind in BINDER_KINDS:
+            bindings.append(node)
+            if kind in _NAMING_KINDS:
+                named_bindings.append(node)
+                if kind in _DEFINITION_KINDS:
+                    add_store(node.name)
+                    if kind is not ast.ClassDef:
+                        nested.append(node)
+        elif kind is lambda_class:
+            nested.append(node)
+        elif kind is handler_class:
+            named_bindings.append(node)
+    return found
+
 
 def depth_below(node: ast.AST, ancestor: ast.AST) -> int:
     depth = 0
