@@ -1,6 +1,7 @@
 """Writes `ms_lint/analysis/walk_specialised.py`, the loop of the module's one walk (`walk.preorder`): the
 commonest node classes walked by code written for each (each child field read by attribute and pushed, nothing
-to do for a leaf, no loop over field names), tested commonest first; any other class by the generic loop.
+to do for a leaf, no loop over field names; the first child, popped next, walked at once instead), tested
+commonest first; any other class by the generic loop.
 
 Generated from `child_fields` and the classes' fields as the ASDL declares them, and checked in (compiling it
 at every start would cost more than it saves on a small run). Run `python -m ms_lint.analysis.walk_codegen` after
@@ -37,19 +38,20 @@ def walk_nodes(stack, order, parents, positions, noted, opened, spans, close, pu
     append, pop, push, type_of = order.append, stack.pop, stack.append, type
 '''
 
-_GENERIC = '''        if node is close:
-            scope, start = opened.pop()
-            spans[scope] = (start, len(order))
-            continue
-        if kind in noted:  # a def, lambda or class (None) or a class whose positions are asked for
-            found = noted[kind]
-            if found is None:
-                opened.append((node, len(order)))
-                push(close)
-            else:
-                found.append(len(order))
-        append(node)
-        push_children(node, stack, parents)
+_GENERIC = '''            if node is close:
+                scope, start = opened.pop()
+                spans[scope] = (start, len(order))
+                break
+            if kind in noted:  # a def, lambda or class (None) or a class whose positions are asked for
+                found = noted[kind]
+                if found is None:
+                    opened.append((node, len(order)))
+                    push(close)
+                else:
+                    found.append(len(order))
+            append(node)
+            push_children(node, stack, parents)
+            break
 '''
 
 
@@ -70,7 +72,8 @@ def field_shapes(kind: type) -> Optional[Dict[str, str]]:
 
 def branch(kind: type) -> List[str]:
     """The lines walking a node of class `kind`: its position noted if asked for, the node listed, its children
-    pushed (the last field first, a list's items backwards) with their parent links."""
+    pushed (the last field first, a list's items backwards) with their parent links, but the first child, which
+    would be popped next, walked at once (`continue`); `break` to pop the next node."""
     shapes = field_shapes(kind)
     fields = child_fields(kind)
     if shapes is None or any(field not in shapes for field in fields) or kind.__name__ not in SPECIALISED:
@@ -81,6 +84,7 @@ def branch(kind: type) -> List[str]:
              f"        {name}_at.append(len(order))",
              "    append(node)"]
     for field in reversed(fields):
+        first = field == fields[0]
         if shapes[field] == "*":
             items = f"[item for item in node.{field} if item is not None]" \
                 if LISTS_WITH_NONE.get(kind) == field else f"node.{field}"
@@ -88,18 +92,21 @@ def branch(kind: type) -> List[str]:
                       "    if children:",
                       "        for child in children:",
                       "            parents[child] = node",
-                      "        if len(children) == 1:",  # most lists hold one item: no reversed copy
-                      "            push(child)",
-                      "        else:",
-                      "            stack += children[::-1]"]
+                      "        if len(children) == 1:"]  # most lists hold one item: no reversed copy
+            if first:
+                lines += ["            node = child", "            continue", "        stack += children[::-1]"]
+            else:
+                lines += ["            push(child)", "        else:", "            stack += children[::-1]"]
             continue
         lines.append(f"    child = node.{field}")
         indent = "    "
         if shapes[field] == "?":
             lines.append("    if child is not None:")
             indent = "        "
-        lines += [f"{indent}parents[child] = node", f"{indent}push(child)"]
-    lines.append("    continue")
+        lines.append(f"{indent}parents[child] = node")
+        lines += [f"{indent}node = child", f"{indent}continue"] if first else [f"{indent}push(child)"]
+    if not (fields and shapes[fields[0]] == ""):  # (else the first child is always walked at once)
+        lines.append("    break")
     return lines
 
 
@@ -109,8 +116,9 @@ def source() -> str:
     lines = [_HEADER.rstrip("\n")]
     lines += [f"    {kind.__name__}_class, {kind.__name__}_at = ast.{kind.__name__}, "
               f"positions.get(ast.{kind.__name__})" for kind in kinds]
-    lines += ["    while stack:", "        node = pop()", "        kind = type_of(node)"]
-    lines += ["        " + line for kind in kinds for line in branch(kind)]
+    lines += ["    while stack:", "        node = pop()", "        while True:  # down the first children",
+              "            kind = type_of(node)"]
+    lines += ["            " + line for kind in kinds for line in branch(kind)]
     return "\n".join(lines) + "\n" + _GENERIC
 
 

@@ -44,480 +44,486 @@ def walk_nodes(stack, order, parents, positions, noted, opened, spans, close, pu
     AugAssign_class, AugAssign_at = ast.AugAssign, positions.get(ast.AugAssign)
     while stack:
         node = pop()
-        kind = type_of(node)
-        if kind is Name_class:
-            if Name_at is not None:
-                Name_at.append(len(order))
-            append(node)
-            continue
-        if kind is Attribute_class:
-            if Attribute_at is not None:
-                Attribute_at.append(len(order))
-            append(node)
-            child = node.value
-            parents[child] = node
-            push(child)
-            continue
-        if kind is Constant_class:
-            if Constant_at is not None:
-                Constant_at.append(len(order))
-            append(node)
-            continue
-        if kind is Call_class:
-            if Call_at is not None:
-                Call_at.append(len(order))
-            append(node)
-            children = node.keywords
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            children = node.args
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            child = node.func
-            parents[child] = node
-            push(child)
-            continue
-        if kind is Assign_class:
-            if Assign_at is not None:
-                Assign_at.append(len(order))
-            append(node)
-            child = node.value
-            parents[child] = node
-            push(child)
-            children = node.targets
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            continue
-        if kind is arg_class:
-            if arg_at is not None:
-                arg_at.append(len(order))
-            append(node)
-            child = node.annotation
-            if child is not None:
+        while True:  # down the first children
+            kind = type_of(node)
+            if kind is Name_class:
+                if Name_at is not None:
+                    Name_at.append(len(order))
+                append(node)
+                break
+            if kind is Attribute_class:
+                if Attribute_at is not None:
+                    Attribute_at.append(len(order))
+                append(node)
+                child = node.value
+                parents[child] = node
+                node = child
+                continue
+            if kind is Constant_class:
+                if Constant_at is not None:
+                    Constant_at.append(len(order))
+                append(node)
+                break
+            if kind is Call_class:
+                if Call_at is not None:
+                    Call_at.append(len(order))
+                append(node)
+                children = node.keywords
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                children = node.args
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                child = node.func
+                parents[child] = node
+                node = child
+                continue
+            if kind is Assign_class:
+                if Assign_at is not None:
+                    Assign_at.append(len(order))
+                append(node)
+                child = node.value
                 parents[child] = node
                 push(child)
-            continue
-        if kind is Subscript_class:
-            if Subscript_at is not None:
-                Subscript_at.append(len(order))
-            append(node)
-            child = node.slice
-            parents[child] = node
-            push(child)
-            child = node.value
-            parents[child] = node
-            push(child)
-            continue
-        if kind is keyword_class:
-            if keyword_at is not None:
-                keyword_at.append(len(order))
-            append(node)
-            child = node.value
-            parents[child] = node
-            push(child)
-            continue
-        if kind is BinOp_class:
-            if BinOp_at is not None:
-                BinOp_at.append(len(order))
-            append(node)
-            child = node.right
-            parents[child] = node
-            push(child)
-            child = node.left
-            parents[child] = node
-            push(child)
-            continue
-        if kind is Tuple_class:
-            if Tuple_at is not None:
-                Tuple_at.append(len(order))
-            append(node)
-            children = node.elts
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
+                children = node.targets
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
                     stack += children[::-1]
-            continue
-        if kind is Compare_class:
-            if Compare_at is not None:
-                Compare_at.append(len(order))
-            append(node)
-            children = node.comparators
-            if children:
-                for child in children:
+                break
+            if kind is arg_class:
+                if arg_at is not None:
+                    arg_at.append(len(order))
+                append(node)
+                child = node.annotation
+                if child is not None:
                     parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            child = node.left
-            parents[child] = node
-            push(child)
-            continue
-        if kind is If_class:
-            if If_at is not None:
-                If_at.append(len(order))
-            append(node)
-            children = node.orelse
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            children = node.body
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            child = node.test
-            parents[child] = node
-            push(child)
-            continue
-        if kind is Expr_class:
-            if Expr_at is not None:
-                Expr_at.append(len(order))
-            append(node)
-            child = node.value
-            parents[child] = node
-            push(child)
-            continue
-        if kind is alias_class:
-            if alias_at is not None:
-                alias_at.append(len(order))
-            append(node)
-            continue
-        if kind is arguments_class:
-            if arguments_at is not None:
-                arguments_at.append(len(order))
-            append(node)
-            children = node.defaults
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            child = node.kwarg
-            if child is not None:
+                    node = child
+                    continue
+                break
+            if kind is Subscript_class:
+                if Subscript_at is not None:
+                    Subscript_at.append(len(order))
+                append(node)
+                child = node.slice
                 parents[child] = node
                 push(child)
-            children = [item for item in node.kw_defaults if item is not None]
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            children = node.kwonlyargs
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            child = node.vararg
-            if child is not None:
+                child = node.value
+                parents[child] = node
+                node = child
+                continue
+            if kind is keyword_class:
+                if keyword_at is not None:
+                    keyword_at.append(len(order))
+                append(node)
+                child = node.value
+                parents[child] = node
+                node = child
+                continue
+            if kind is BinOp_class:
+                if BinOp_at is not None:
+                    BinOp_at.append(len(order))
+                append(node)
+                child = node.right
                 parents[child] = node
                 push(child)
-            children = node.args
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
+                child = node.left
+                parents[child] = node
+                node = child
+                continue
+            if kind is Tuple_class:
+                if Tuple_at is not None:
+                    Tuple_at.append(len(order))
+                append(node)
+                children = node.elts
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
                     stack += children[::-1]
-            children = node.posonlyargs
-            if children:
-                for child in children:
+                break
+            if kind is Compare_class:
+                if Compare_at is not None:
+                    Compare_at.append(len(order))
+                append(node)
+                children = node.comparators
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                child = node.left
+                parents[child] = node
+                node = child
+                continue
+            if kind is If_class:
+                if If_at is not None:
+                    If_at.append(len(order))
+                append(node)
+                children = node.orelse
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                children = node.body
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                child = node.test
+                parents[child] = node
+                node = child
+                continue
+            if kind is Expr_class:
+                if Expr_at is not None:
+                    Expr_at.append(len(order))
+                append(node)
+                child = node.value
+                parents[child] = node
+                node = child
+                continue
+            if kind is alias_class:
+                if alias_at is not None:
+                    alias_at.append(len(order))
+                append(node)
+                break
+            if kind is arguments_class:
+                if arguments_at is not None:
+                    arguments_at.append(len(order))
+                append(node)
+                children = node.defaults
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                child = node.kwarg
+                if child is not None:
                     parents[child] = node
-                if len(children) == 1:
                     push(child)
-                else:
+                children = [item for item in node.kw_defaults if item is not None]
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                children = node.kwonlyargs
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                child = node.vararg
+                if child is not None:
+                    parents[child] = node
+                    push(child)
+                children = node.args
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                children = node.posonlyargs
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
                     stack += children[::-1]
-            continue
-        if kind is UnaryOp_class:
-            if UnaryOp_at is not None:
-                UnaryOp_at.append(len(order))
-            append(node)
-            child = node.operand
-            parents[child] = node
-            push(child)
-            continue
-        if kind is Return_class:
-            if Return_at is not None:
-                Return_at.append(len(order))
-            append(node)
-            child = node.value
-            if child is not None:
+                break
+            if kind is UnaryOp_class:
+                if UnaryOp_at is not None:
+                    UnaryOp_at.append(len(order))
+                append(node)
+                child = node.operand
+                parents[child] = node
+                node = child
+                continue
+            if kind is Return_class:
+                if Return_at is not None:
+                    Return_at.append(len(order))
+                append(node)
+                child = node.value
+                if child is not None:
+                    parents[child] = node
+                    node = child
+                    continue
+                break
+            if kind is Slice_class:
+                if Slice_at is not None:
+                    Slice_at.append(len(order))
+                append(node)
+                child = node.step
+                if child is not None:
+                    parents[child] = node
+                    push(child)
+                child = node.upper
+                if child is not None:
+                    parents[child] = node
+                    push(child)
+                child = node.lower
+                if child is not None:
+                    parents[child] = node
+                    node = child
+                    continue
+                break
+            if kind is List_class:
+                if List_at is not None:
+                    List_at.append(len(order))
+                append(node)
+                children = node.elts
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
+                    stack += children[::-1]
+                break
+            if kind is ImportFrom_class:
+                if ImportFrom_at is not None:
+                    ImportFrom_at.append(len(order))
+                append(node)
+                children = node.names
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
+                    stack += children[::-1]
+                break
+            if kind is FormattedValue_class:
+                if FormattedValue_at is not None:
+                    FormattedValue_at.append(len(order))
+                append(node)
+                child = node.format_spec
+                if child is not None:
+                    parents[child] = node
+                    push(child)
+                child = node.value
+                parents[child] = node
+                node = child
+                continue
+            if kind is BoolOp_class:
+                if BoolOp_at is not None:
+                    BoolOp_at.append(len(order))
+                append(node)
+                children = node.values
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
+                    stack += children[::-1]
+                break
+            if kind is IfExp_class:
+                if IfExp_at is not None:
+                    IfExp_at.append(len(order))
+                append(node)
+                child = node.orelse
                 parents[child] = node
                 push(child)
-            continue
-        if kind is Slice_class:
-            if Slice_at is not None:
-                Slice_at.append(len(order))
-            append(node)
-            child = node.step
-            if child is not None:
+                child = node.body
                 parents[child] = node
                 push(child)
-            child = node.upper
-            if child is not None:
+                child = node.test
+                parents[child] = node
+                node = child
+                continue
+            if kind is Raise_class:
+                if Raise_at is not None:
+                    Raise_at.append(len(order))
+                append(node)
+                child = node.cause
+                if child is not None:
+                    parents[child] = node
+                    push(child)
+                child = node.exc
+                if child is not None:
+                    parents[child] = node
+                    node = child
+                    continue
+                break
+            if kind is JoinedStr_class:
+                if JoinedStr_at is not None:
+                    JoinedStr_at.append(len(order))
+                append(node)
+                children = node.values
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
+                    stack += children[::-1]
+                break
+            if kind is For_class:
+                if For_at is not None:
+                    For_at.append(len(order))
+                append(node)
+                children = node.orelse
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                children = node.body
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                child = node.iter
                 parents[child] = node
                 push(child)
-            child = node.lower
-            if child is not None:
+                child = node.target
+                parents[child] = node
+                node = child
+                continue
+            if kind is AnnAssign_class:
+                if AnnAssign_at is not None:
+                    AnnAssign_at.append(len(order))
+                append(node)
+                child = node.value
+                if child is not None:
+                    parents[child] = node
+                    push(child)
+                child = node.annotation
                 parents[child] = node
                 push(child)
-            continue
-        if kind is List_class:
-            if List_at is not None:
-                List_at.append(len(order))
-            append(node)
-            children = node.elts
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            continue
-        if kind is ImportFrom_class:
-            if ImportFrom_at is not None:
-                ImportFrom_at.append(len(order))
-            append(node)
-            children = node.names
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            continue
-        if kind is FormattedValue_class:
-            if FormattedValue_at is not None:
-                FormattedValue_at.append(len(order))
-            append(node)
-            child = node.format_spec
-            if child is not None:
+                child = node.target
+                parents[child] = node
+                node = child
+                continue
+            if kind is comprehension_class:
+                if comprehension_at is not None:
+                    comprehension_at.append(len(order))
+                append(node)
+                children = node.ifs
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                child = node.iter
                 parents[child] = node
                 push(child)
-            child = node.value
-            parents[child] = node
-            push(child)
-            continue
-        if kind is BoolOp_class:
-            if BoolOp_at is not None:
-                BoolOp_at.append(len(order))
-            append(node)
-            children = node.values
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
+                child = node.target
+                parents[child] = node
+                node = child
+                continue
+            if kind is Import_class:
+                if Import_at is not None:
+                    Import_at.append(len(order))
+                append(node)
+                children = node.names
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
                     stack += children[::-1]
-            continue
-        if kind is IfExp_class:
-            if IfExp_at is not None:
-                IfExp_at.append(len(order))
-            append(node)
-            child = node.orelse
-            parents[child] = node
-            push(child)
-            child = node.body
-            parents[child] = node
-            push(child)
-            child = node.test
-            parents[child] = node
-            push(child)
-            continue
-        if kind is Raise_class:
-            if Raise_at is not None:
-                Raise_at.append(len(order))
-            append(node)
-            child = node.cause
-            if child is not None:
+                break
+            if kind is Dict_class:
+                if Dict_at is not None:
+                    Dict_at.append(len(order))
+                append(node)
+                children = node.values
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                children = [item for item in node.keys if item is not None]
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        node = child
+                        continue
+                    stack += children[::-1]
+                break
+            if kind is ListComp_class:
+                if ListComp_at is not None:
+                    ListComp_at.append(len(order))
+                append(node)
+                children = node.generators
+                if children:
+                    for child in children:
+                        parents[child] = node
+                    if len(children) == 1:
+                        push(child)
+                    else:
+                        stack += children[::-1]
+                child = node.elt
+                parents[child] = node
+                node = child
+                continue
+            if kind is AugAssign_class:
+                if AugAssign_at is not None:
+                    AugAssign_at.append(len(order))
+                append(node)
+                child = node.value
                 parents[child] = node
                 push(child)
-            child = node.exc
-            if child is not None:
+                child = node.target
                 parents[child] = node
-                push(child)
-            continue
-        if kind is JoinedStr_class:
-            if JoinedStr_at is not None:
-                JoinedStr_at.append(len(order))
-            append(node)
-            children = node.values
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
+                node = child
+                continue
+            if node is close:
+                scope, start = opened.pop()
+                spans[scope] = (start, len(order))
+                break
+            if kind in noted:  # a def, lambda or class (None) or a class whose positions are asked for
+                found = noted[kind]
+                if found is None:
+                    opened.append((node, len(order)))
+                    push(close)
                 else:
-                    stack += children[::-1]
-            continue
-        if kind is For_class:
-            if For_at is not None:
-                For_at.append(len(order))
+                    found.append(len(order))
             append(node)
-            children = node.orelse
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            children = node.body
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            child = node.iter
-            parents[child] = node
-            push(child)
-            child = node.target
-            parents[child] = node
-            push(child)
-            continue
-        if kind is AnnAssign_class:
-            if AnnAssign_at is not None:
-                AnnAssign_at.append(len(order))
-            append(node)
-            child = node.value
-            if child is not None:
-                parents[child] = node
-                push(child)
-            child = node.annotation
-            parents[child] = node
-            push(child)
-            child = node.target
-            parents[child] = node
-            push(child)
-            continue
-        if kind is comprehension_class:
-            if comprehension_at is not None:
-                comprehension_at.append(len(order))
-            append(node)
-            children = node.ifs
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            child = node.iter
-            parents[child] = node
-            push(child)
-            child = node.target
-            parents[child] = node
-            push(child)
-            continue
-        if kind is Import_class:
-            if Import_at is not None:
-                Import_at.append(len(order))
-            append(node)
-            children = node.names
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            continue
-        if kind is Dict_class:
-            if Dict_at is not None:
-                Dict_at.append(len(order))
-            append(node)
-            children = node.values
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            children = [item for item in node.keys if item is not None]
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            continue
-        if kind is ListComp_class:
-            if ListComp_at is not None:
-                ListComp_at.append(len(order))
-            append(node)
-            children = node.generators
-            if children:
-                for child in children:
-                    parents[child] = node
-                if len(children) == 1:
-                    push(child)
-                else:
-                    stack += children[::-1]
-            child = node.elt
-            parents[child] = node
-            push(child)
-            continue
-        if kind is AugAssign_class:
-            if AugAssign_at is not None:
-                AugAssign_at.append(len(order))
-            append(node)
-            child = node.value
-            parents[child] = node
-            push(child)
-            child = node.target
-            parents[child] = node
-            push(child)
-            continue
-        if node is close:
-            scope, start = opened.pop()
-            spans[scope] = (start, len(order))
-            continue
-        if kind in noted:  # a def, lambda or class (None) or a class whose positions are asked for
-            found = noted[kind]
-            if found is None:
-                opened.append((node, len(order)))
-                push(close)
-            else:
-                found.append(len(order))
-        append(node)
-        push_children(node, stack, parents)
+            push_children(node, stack, parents)
+            break
