@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
-import itertools
 import re
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple, Type
 
@@ -46,7 +45,7 @@ def run_hooks(ctx: Context, dispatch: "Dispatch", has_needles: "NeedleSearch",
             if not table:
                 continue  # no selected rule looks at this kind of code
             first = bisect.bisect_left(hooked, start)
-            for position in itertools.islice(hooked, first, bisect.bisect_left(hooked, end, first)):
+            for position in hooked[first:bisect.bisect_left(hooked, end, first)]:
                 node = order[position]
                 hooks = table.get(node.__class__)
                 if hooks is None:
