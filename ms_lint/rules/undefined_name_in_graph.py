@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import itertools
 from typing import FrozenSet, List, Optional, Set
 
 from ms_lint.analysis.folding import method_flag
@@ -309,7 +308,7 @@ def _module_stores(ctx) -> FrozenSet[str]:
 
 def _name_stores(order, start: int, end: int) -> List[str]:
     name_class, load_class = ast.Name, ast.Load  # read as locals (final classes: `is` tests)
-    return [node.id for node in itertools.islice(order, start, end)
+    return [node.id for node in order[start:end]
             if node.__class__ is name_class and node.ctx.__class__ is not load_class]
 
 
@@ -337,7 +336,7 @@ def _own_loads(ctx, function):
 
 def _name_loads(order, start: int, end: int):
     name_class, load_class = ast.Name, ast.Load  # read as locals (final classes: `is` tests)
-    return [node for node in itertools.islice(order, start, end)
+    return [node for node in order[start:end]
             if node.__class__ is name_class and node.ctx.__class__ is load_class]
 
 
