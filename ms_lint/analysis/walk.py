@@ -346,7 +346,7 @@ def _function_nodes(nodes: List[ast.AST], start: int, end: int) -> FunctionNodes
     # the classes in locals: this loop runs on most nodes of a run, and local names are read faster
     type_of, name_class, call_class, attribute_class, load_class, lambda_class, handler_class = \
         type, ast.Name, ast.Call, ast.Attribute, ast.Load, ast.Lambda, ast.ExceptHandler
-    walked: Iterable[Any] = itertools.islice(nodes, start + 1, end)
+    walked: Iterable[Any] = nodes[start + 1:end]  # (a slice: `islice` would step through the nodes before)
     for node in walked:
         kind = type_of(node)  # node classes are final: one class test per node (this runs on most nodes)
         if kind is name_class:
