@@ -91,7 +91,7 @@ def _lint(root, keep_scanned_trees: bool, monkeypatch):
     run_mode.forget_projects()
     linter = engine.Linter(Settings(select=("ALL",)))
     if not keep_scanned_trees:
-        monkeypatch.setattr(linter.index, "keep", lambda path, source, tree: None)
+        monkeypatch.setattr(linter.index.kept, "keep", lambda path, source, tree: None)
     paths = files.discover([str(root)], Settings())
     for path in paths:
         linter.index.add_file(path)
