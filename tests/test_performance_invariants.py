@@ -4,6 +4,7 @@ See docs/performance.md."""
 from __future__ import annotations
 
 import ast
+import bisect
 import collections
 import gc
 import itertools
@@ -290,6 +291,41 @@ def test_the_nodes_of_a_scope_read_in_one_pass_are_those_scans_find():
 
 def _subtree(graph, scope):
     return graph.walk.subtree(scope) if graph.walk.spans(scope) else list(_recursive_preorder(scope))
+
+
+def _statements_by_every_block_name(body, rows=None):
+    """`all_statements` as it was: every block name tried on every statement."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if rows is not None and not isinstance(stmt, ast.match_case):
+            index = bisect.bisect_right(rows, stmt.lineno)
+            if index == len(rows) or rows[index] > (stmt.end_lineno or stmt.lineno):
+                continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                stack.extend(reversed(block))
+
+
+def test_all_statements_reads_only_the_block_fields_of_each_statement_class():
+    """`all_statements` looks up once per class which block fields a statement has: the statements it yields,
+    with and without rows, are those of trying every block name on every statement."""
+    from ms_lint.analysis.walk import all_statements
+
+    sources = [ALL_SYNTAX, SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]
+    if hasattr(ast, "Match"):
+        sources.append("match x:\n    case 1:\n        if y:\n            z = 1\n    case _:\n        pass\n")
+    for text in sources:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue  # the fixture of unparsable files
+        lines = text.count("\n") + 1
+        for rows in (None, [], [1], list(range(1, lines + 1, 7)), list(range(1, lines + 1))):
+            assert [id(s) for s in all_statements(tree.body, rows)] == \
+                [id(s) for s in _statements_by_every_block_name(tree.body, rows)]
 
 
 BASE = "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def construct(self, x):\n        return x\n"

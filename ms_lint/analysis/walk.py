@@ -492,9 +492,17 @@ def all_statements(body: List[ast.stmt], rows: Optional[List[int]] = None) -> It
             index = bisect.bisect_right(rows, stmt.lineno)
             if index == len(rows) or rows[index] > (stmt.end_lineno or stmt.lineno):
                 continue
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        kind = type(stmt)
+        blocks = _BLOCKS.get(kind)
+        if blocks is None:
+            blocks = _BLOCKS[kind] = tuple(name for name in _BLOCK_FIELDS if name in kind._fields)
+        for name in blocks:  # none for most statements (an expression, an assignment, a return)
             block = getattr(stmt, name, None)
             if isinstance(block, list):
                 stack.extend(reversed(block))
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")  # the fields that may hold statements
+_BLOCKS: Dict[type, Tuple[str, ...]] = {}  # statement class -> its `_BLOCK_FIELDS`
 
 
