@@ -9,7 +9,14 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ms_lint.analysis import bindings, framework
 from ms_lint.analysis.locations import locate_in
-from ms_lint.analysis.walk import enclosing_function, parameter_defaults, parameter_names, parent_of, spelled_name
+from ms_lint.analysis.walk import (
+    enclosing_function,
+    parameter_defaults,
+    parameter_names,
+    parent_of,
+    rows_spelling,
+    spelled_name,
+)
 from ms_lint.rule import Rule
 from ms_lint.source import walk
 
@@ -240,41 +247,24 @@ def _holds_needle(ctx, node: Any) -> bool:  # a def, a lambda or an expression
     searching each function's lines was 1.5 % of a run); a row strictly inside the node is all its own, only a
     needle on its first or last row alone needs its text searched."""
     rows = _needle_rows(ctx)
-    if rows is not None:
-        first = bisect.bisect_left(rows, node.lineno)
-        if first == len(rows) or rows[first] > node.end_lineno:
-            return False
-        if rows[first] < node.end_lineno and (rows[first] > node.lineno or (
-                first + 1 < len(rows) and rows[first + 1] < node.end_lineno)):
-            return True
+    first = bisect.bisect_left(rows, node.lineno)
+    if first == len(rows) or rows[first] > node.end_lineno:
+        return False
+    if rows[first] < node.end_lineno and (rows[first] > node.lineno or (
+            first + 1 < len(rows) and rows[first + 1] < node.end_lineno)):
+        return True
     return any(needle in ctx.text(node) for needle in _DEPENDENT_NEEDLES)
 
 
-def _needle_rows(ctx) -> Optional[List[int]]:
-    """The rows of the module's lines that hold a needle, ascending (in the module's memo); None for text with a
-    lone CR, whose lines the parser counts otherwise."""
-    def rows() -> Optional[List[int]]:
-        text = ctx.source.text
-        firsts = [(needle, at) for needle in _DEPENDENT_NEEDLES if (at := text.find(needle)) >= 0]
-        if not firsts:
-            return []  # most modules
-        if "\r" in text and text.count("\r") != text.count("\r\n"):
-            return None
-        found = set()
-        for needle, at in firsts:
-            row, counted = 1, 0  # the LFs before `counted` make `row - 1`
-            while at >= 0:
-                row += text.count("\n", counted, at)
-                counted = at
-                found.add(row)
-                end = text.find("\n", at)  # on from the next row: one hit a row is enough
-                at = text.find(needle, end + 1) if end >= 0 else -1
-        return sorted(found)
-    return ctx.memo(_needle_rows, rows)
+def _needle_rows(ctx) -> List[int]:
+    """The rows of the module's lines that hold a needle, ascending (in the module's memo)."""
+    text = ctx.source.text
+    return ctx.memo(_needle_rows, lambda: sorted(set().union(*(rows_spelling(text, needle)
+                                                               for needle in _DEPENDENT_NEEDLES))))
 
 
 def _spells_any_needle(ctx) -> bool:
-    return _needle_rows(ctx) != []  # (None: there are needles, on rows counted otherwise)
+    return bool(_needle_rows(ctx))
 
 
 def _seed_argument(ctx, node: ast.Call) -> Optional[ast.expr]:
