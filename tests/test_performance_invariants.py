@@ -329,6 +329,27 @@ def test_all_statements_reads_only_the_block_fields_of_each_statement_class():
                 [id(s) for s in _statements_by_every_block_name(tree.body, rows)]
 
 
+def test_the_enclosing_function_is_the_first_def_or_lambda_up_the_parent_links():
+    """`enclosing_function` reads the parent links itself (`parent_of` inlined): the same answer as climbing
+    with `parent_of`, for every node of the fixtures and of a def of another module's tree (links as attributes)."""
+    def climbed(node):
+        around = parent_of(node)
+        while around is not None and not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            around = parent_of(around)
+        return around
+
+    checked = 0
+    foreign = next(n for n in ast.walk(ast.parse(ALL_SYNTAX)) if isinstance(n, ast.AsyncFunctionDef))
+    for graph, _ in _contexts(ALL_SYNTAX):
+        try:
+            for node in [*graph.walk.order, *graph.walk.subtree(foreign)]:
+                assert enclosing_function(node) is climbed(node)
+                checked += 1
+        finally:
+            graph.release()
+    assert checked > 10_000
+
+
 BASE = "from mindspore import nn\n\n\nclass Base(nn.Cell):\n    def construct(self, x):\n        return x\n"
 USER = ("from pkg.zbase import Base\n\n\nclass Net(Base):\n    def construct(self, x):\n"
         "        return self.missing(x)\n")
