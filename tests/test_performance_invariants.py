@@ -1159,3 +1159,40 @@ def test_undefined_names_scan_the_module_only_for_names_not_bound_nearby():
                     assert reported == expected
                     found += len(expected)
     assert found > 10
+
+
+def _name_loads(function):
+    """A `_Flow`'s `loads`: the function's reads by name."""
+    loads = collections.defaultdict(list)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads[node.id].append(node)
+    return lambda: loads
+
+
+def test_the_flow_of_possibly_unbound_takes_simple_statements_as_its_statement_step_does():
+    """`_Flow.block` handles simple statements itself, adding their names in place: the definite-assignment walk
+    where every statement goes through `_Flow.statement` (the form it replaces) gives the same names, ends and
+    reports, with and without `:=` looked for, on every def of the fixtures."""
+    from ms_lint.rules import possibly_unbound_in_graph as unbound
+
+    class StatementByStatement(unbound._Flow):
+        def block(self, statements, defined):
+            for stmt in statements:
+                defined, ends = self.statement(stmt, defined)
+                if ends:
+                    return defined, True
+            return defined, False
+
+    compared = 0
+    for tree in _fixture_trees():
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            reads = _name_loads(function)
+            for walrus in (False, True):
+                flows = [kind(function, reads, walrus) for kind in (unbound._Flow, StatementByStatement)]
+                fast, slow = (flow.block(function.body, set(flow.parameters)) for flow in flows)
+                assert fast == slow and flows[0].reports == flows[1].reports and flows[0].partial == flows[1].partial
+                compared += bool(flows[0].reports)
+    assert compared > 5

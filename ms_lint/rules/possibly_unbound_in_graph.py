@@ -12,6 +12,13 @@ _BRANCHING = (ast.If, ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOP_MESSAGE = ("The local variable '{name}' defined in the '{loop}' loop body cannot be used outside of the loop "
                  "body")
+# statements with no statements inside: what `_Flow.statement` does last, for the others
+_SIMPLE = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return, ast.Raise, ast.Continue,
+                     ast.Break, ast.Pass, ast.Delete, ast.Assert, ast.Import, ast.ImportFrom, ast.Global,
+                     ast.Nonlocal})
+# the simple statements `_assigned_by` finds a binding in without `:=`
+_MAY_BIND = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.Global,
+                       ast.Nonlocal})
 _BRANCH_MESSAGE = "The local variable '{name}' is not defined in false branch, but defined in true branch"
 
 
@@ -207,8 +214,18 @@ class _Flow:
             bisect.insort(self.watched, read.lineno)
 
     def block(self, statements: List[ast.stmt], defined: Set[str]) -> Tuple[Set[str], bool]:
-        """The names defined after the block, and whether it always ends in return/raise/break/continue."""
+        """The names defined after the block, and whether it always ends in return/raise/break/continue.
+        `defined` is the block's own: simple statements add to it in place (copying it at each statement made
+        the walk quadratic in a long body)."""
         for stmt in statements:
+            if stmt.__class__ in _SIMPLE:  # (most statements)
+                if self.watched:
+                    self.reads(stmt, defined)
+                if stmt.__class__ in _TERMINATORS:
+                    return defined, True
+                if stmt.__class__ in _MAY_BIND or self.walrus:
+                    defined |= _assigned_by(stmt, self.walrus)
+                continue
             defined, ends = self.statement(stmt, defined)
             if ends:
                 return defined, True
