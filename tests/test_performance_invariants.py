@@ -779,6 +779,52 @@ def test_a_call_outside_distributed_modules_is_skipped_only_if_it_is_neither_a_s
     assert kinds["call", False] >= 6 and kinds["seed", False] >= 3 and kinds[None, True] > 100
 
 
+def test_the_sweep_outside_distributed_modules_gathers_what_the_call_by_call_one_does(tmp_path):
+    """`_sweep_seeds_and_project_calls` finds the def around a call only for the calls it keeps and resolves a
+    first name under the module's imports unless a def imports it: the facts `call` gives for every call."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "util.py").write_text("import mindspore as ms\n\n\ndef setup():\n    ms.set_seed(1)\n")
+    local = textwrap.dedent('''
+        import numpy as np
+        from pkg import util
+        def f():
+            import numpy as util
+            util.setup()
+            def g():
+                util.setup(); np.random.seed(0)
+            return lambda: util.setup()
+        @np.vectorize
+        def h(x=util.setup):
+            from pkg import util as np
+            np.setup()
+    ''')
+    sources = [local, SEED_SOURCE, SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*.py")))]
+    compared = 0
+    for text in sources:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        path, module = str(package / "model.py"), "pkg.model"
+        found = []
+        for sweep in (True, False):
+            index = ProjectIndex()
+            index.add_file(path)
+            graph = GraphScope(tree, module, path, index, None, text)
+            seeds = ScriptSeeds(Context(SourceFile(path, text, module_name=module), tree, graph, Settings()))
+            seeds.may_be_distributed = False
+            if sweep:
+                seeds._sweep_seeds_and_project_calls()
+            else:
+                for call, function in graph.walk.with_enclosing_def(ast.Call):
+                    seeds.call(call, function)
+            found.append(seeds._facts())
+        assert found[0] == found[1]
+        compared += "functions" in found[0]
+    assert compared >= 3
+
 
 def test_a_scope_spells_a_rank_or_random_source_where_its_text_does():
     """MSL054 finds the rows holding a needle once per module (`_needle_rows`) and searches a node's text only

@@ -52,9 +52,58 @@ class ScriptSeeds:
     @classmethod
     def _swept(cls, ctx) -> "ScriptSeeds":
         found = cls(ctx)
-        for call, function in ctx.walk.with_enclosing_def(ast.Call):
-            found.call(call, function)
+        if found.may_be_distributed:
+            for call, function in ctx.walk.with_enclosing_def(ast.Call):
+                found.call(call, function)
+        else:
+            found._sweep_seeds_and_project_calls()
         return found
+
+    def _sweep_seeds_and_project_calls(self) -> None:
+        """`call` for every call of a module that is not distributed, where only seeds and project calls are facts,
+        without finding the def around each call (it ran for every call of a run): the "seed" test only where the
+        text spells "seed" (else no last name holds it, but for NFKC folding other letters into an identifier: a
+        non-ASCII text), and `_may_name_project` under the module's imports for a first name no def imports."""
+        text = self.ctx.source.text
+        spells_seed = not text.isascii() or "seed" in text.lower()
+        module_imports, named = self.graph.imports, self._named
+        imported_in_defs = self._names_imported_in_defs()
+        attribute, name = ast.Attribute, ast.Name
+        for node in self.ctx.walk.of_kind(self.ctx.tree, ast.Call):
+            head = func = node.func
+            if spells_seed and "seed" in (spelled_name(func) or "").lower():
+                self._record(node)
+                continue
+            while head.__class__ is attribute:
+                head = head.value
+            if head.__class__ is not name:
+                continue
+            if head.id in imported_in_defs:
+                function = _enclosing_def(node)
+                imports = module_imports if function is None else self._function(function)[2]
+            else:  # (a def without imports of its own resolves it as the module does)
+                imports = module_imports
+            found = named.get((imports, head.id))
+            if found is None:
+                found = named[imports, head.id] = self._names_project(imports, head.id)
+            if found:
+                self._record(node)
+
+    def _names_imported_in_defs(self) -> Set[str]:
+        names: Set[str] = set()
+        spells_import = self.graph.names.spells_import
+        for scope in self.ctx.walk.scopes():
+            if scope.__class__ in _DEFS and spells_import(scope):
+                imports = self._function(scope)[2]
+                if imports is not self.graph.imports:
+                    names.update(imports.names)
+        return names
+
+    def _record(self, node: ast.Call) -> None:
+        function = _enclosing_def(node)
+        qualname, scope, imports = (None, "<module>", self.graph.imports) if function is None else \
+            self._function(function)
+        self._call(node, scope, qualname, imports.qualname(node.func))
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -363,6 +412,17 @@ class ScriptSeeds:
         self.distributed.append({"kind": kind, "scope": scope, "text": text,
                                  "span": [*self.ctx.start(node), *self.ctx.end(node)],
                                  "statement": list(self.ctx.start(statement or node))})
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _enclosing_def(node: ast.AST) -> Optional[ast.AST]:
+    """The innermost def around a node, lambdas passed over (`with_enclosing_def`'s answer)."""
+    parent = parent_of(node)
+    while parent is not None and parent.__class__ not in _DEFS:
+        parent = parent_of(parent)
+    return parent
 
 
 def _is_main_guard(test: ast.expr) -> bool:
