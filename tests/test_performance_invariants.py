@@ -1242,3 +1242,40 @@ def test_the_flow_of_possibly_unbound_takes_simple_statements_as_its_statement_s
                 assert fast == slow and flows[0].reports == flows[1].reports and flows[0].partial == flows[1].partial
                 compared += bool(flows[0].reports)
     assert compared > 5
+
+
+def test_summaries_skip_only_assignments_and_calls_that_bind_or_register_nothing():
+    """`summarize_class` passes over an assignment whose lone target cannot bind `self.<attr>`
+    (`_may_bind_self_attribute`) and a call whose name is not one of `REGISTRATION_NAMES`: on every def of the
+    fixtures, those bind no attribute of the first parameter, unpack nothing, and register nothing. And the
+    summaries built from a scope's indexed nodes are those built from a walk of every node."""
+    from ms_lint.analysis import project, registrations, tensor_attributes
+
+    skipped = 0
+    for tree in _fixture_trees():
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.args.args:
+                continue
+            self_name = function.args.args[0].arg
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if len(targets) == 1 and not project._may_bind_self_attribute(targets[0], self_name):
+                        skipped += 1
+                        assert tensor_attributes.unpacked_positions(node, self_name) is None
+                        assert not any(isinstance(t, ast.Attribute) and registrations.is_name(t.value, self_name)
+                                       for t in registrations.assigned_targets(node))
+                elif isinstance(node, ast.Call):
+                    func = node.func
+                    if getattr(func, "id", getattr(func, "attr", None)) not in registrations.REGISTRATION_NAMES:
+                        attributes, parameters = set(), set()
+                        assert registrations.note_registering_call(node, self_name, attributes, parameters) is False
+                        assert not attributes and not parameters
+    assert skipped > 50
+    for tree in _fixture_trees():
+        scope = GraphScope(tree, "m", "m.py", source_text=ast.unparse(tree))
+        try:
+            walked = project.summarize(tree, "m", "m.py")
+            assert scope.summary.classes == walked.classes and scope.summary.functions == walked.functions
+        finally:
+            scope.release()

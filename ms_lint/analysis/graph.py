@@ -24,7 +24,6 @@ from ms_lint.analysis.names import Names
 from ms_lint.analysis.project import ClassSummary, ProjectIndex, summarize, summarize_class
 from ms_lint.analysis.walk import (
     FUNCTIONS,
-    INDEXED_KINDS,
     FunctionNode,
     ModuleWalk,
     all_statements,
@@ -108,7 +107,9 @@ class GraphScope:
         spelled: then every node)."""
         if self._dict_spelled:
             return self.walk.subtree(method)
-        return [found for kind in INDEXED_KINDS for found in self.walk.of_kind(method, kind)]
+        of_kind = self.walk.of_kind
+        return [*of_kind(method, ast.Call), *of_kind(method, ast.Assign), *of_kind(method, ast.AnnAssign),
+                *of_kind(method, ast.AugAssign)]
 
     def is_compiled(self, node: ast.AST) -> bool:
         function = node if isinstance(node, FUNCTIONS) else enclosing_function(node)

@@ -21,12 +21,13 @@ from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.kept_trees import KeptTrees
 from ms_lint.analysis.locations import STANDARD_LIBRARY, roots_above
 from ms_lint.analysis.python_numbers import metadata_functions
-from ms_lint.analysis.registrations import assigned_targets, is_name, note_registering_call
+from ms_lint.analysis.registrations import REGISTRATION_NAMES, assigned_targets, is_name, note_registering_call
 from ms_lint.analysis.signatures import Signature, method_signature
 from ms_lint.analysis.walk import self_parameter, spelled_name
 from ms_lint.source import SourceError, lines_holding, package_root, parse, read, read_bytes, walk
 
 _ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
+_UNPACKING = frozenset({ast.Tuple, ast.List, ast.Starred})  # targets holding others (see `assigned_targets`)
 
 
 class Callee(NamedTuple):
@@ -106,7 +107,8 @@ def summarize(tree: ast.Module, module: str, path: str,
 
 def summarize_class(node: ast.ClassDef, imports: ImportMap,
                     nodes_of: Callable[[ast.AST], Iterable[ast.AST]] = walk) -> ClassSummary:
-    methods, properties, attributes, parameters, metadata, constructed = set(), set(), set(), set(), set(), set()
+    methods, properties, attributes, metadata, constructed = set(), set(), set(), set(), set()
+    parameters: Set[str] = set()
     tensors, not_tensors = set(), set()  # type: Set[str], Set[str]
     unpacked: List[Tuple[str, int, str]] = []  # (attribute, position, method): `self.a, self.b = self.m(...)`
     self_passing: List[Callee] = []
@@ -133,7 +135,22 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
         sub: Any  # dispatched on its class below
         for sub in nodes_of(method):
             kind = sub.__class__  # node classes are final: one class test per node (this runs on most nodes)
-            if kind in _ASSIGNMENTS:
+            if kind is ast.Call:
+                func = sub.func  # (the names tested first: most calls register nothing)
+                if (func.id if func.__class__ is ast.Name else getattr(func, "attr", None)) in REGISTRATION_NAMES:
+                    registered = note_registering_call(sub, self_name, attributes, parameters)
+                    if registered:
+                        dynamic = True
+                        if isinstance(registered, str) and prefixes is not None:
+                            prefixes.add(registered)
+                        else:
+                            prefixes = None
+                if _passes_name(sub, self_name):
+                    self_passing.append(_callee(func))
+            elif kind in _ASSIGNMENTS:
+                targets = sub.targets if kind is ast.Assign else (sub.target,)
+                if len(targets) == 1 and not _may_bind_self_attribute(targets[0], self_name):
+                    continue  # most assignments: `x = ...`, `x[i] = ...`, `self.x.y = ...`
                 value = getattr(sub, "value", None)
                 # what `self.x = f(...)` calls, resolved once (it was three times: Parameter, metadata, built)
                 called: Any = _UNRESOLVED
@@ -167,16 +184,6 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
                         qualname = called if call is value else imports.qualname(call.func)
                         if qualname:
                             constructed.add(qualname)
-            elif kind is ast.Call:
-                registered = note_registering_call(sub, self_name, attributes, parameters)
-                if registered:
-                    dynamic = True
-                    if isinstance(registered, str) and prefixes is not None:
-                        prefixes.add(registered)
-                    else:
-                        prefixes = None
-                if _passes_name(sub, self_name):
-                    self_passing.append(_callee(sub.func))
             elif kind is ast.Attribute and sub.attr == "__dict__" and is_name(sub.value, self_name):
                 dynamic, prefixes = True, None  # self.__dict__.update(...), self.__dict__[name] = ...
     for attr, position, unpacking in unpacked:
@@ -198,6 +205,14 @@ def summarize_class(node: ast.ClassDef, imports: ImportMap,
         construct=method_signature(node, "construct") if "construct" in methods else None,
         _node=node,
     )
+
+
+def _may_bind_self_attribute(target: ast.expr, self_name: str) -> bool:
+    """Can the lone target of an assignment bind an attribute of `self` (`self.x`, or `self.x` in an unpacking)?"""
+    if isinstance(target, ast.Attribute):
+        value = target.value
+        return value.__class__ is ast.Name and value.id == self_name
+    return target.__class__ in _UNPACKING
 
 
 def _passes_name(call: ast.Call, name: str) -> bool:

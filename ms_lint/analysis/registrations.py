@@ -12,7 +12,9 @@ _REGISTERING_CALLS = frozenset(
      "add_module", "_register_buffer"}
 )
 
-_REGISTRATION_NAMES = _REGISTERING_CALLS | {"vars", "setattr", "__setattr__"}
+# what the function a call calls is named (`f(...)`, `x.f(...)`) when it may register names: the calls
+# `note_registering_call` reads (its callers test this first, as most calls are none of them)
+REGISTRATION_NAMES = _REGISTERING_CALLS | {"vars", "setattr", "__setattr__"}
 
 
 def note_registering_call(call: ast.Call, self_name: str, attributes: Set[str],
@@ -21,7 +23,7 @@ def note_registering_call(call: ast.Call, self_name: str, attributes: Set[str],
     prefix (`"layer_%d" % i` -> "layer_"), or True when it has none."""
     func = call.func
     called = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
-    if called not in _REGISTRATION_NAMES:
+    if called not in REGISTRATION_NAMES:
         return False  # most calls: none of the forms below
     if isinstance(func, ast.Name) and func.id == "vars" and call.args and is_name(call.args[0], self_name):
         return True  # vars(self).update(...)
