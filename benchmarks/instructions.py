@@ -67,10 +67,17 @@ def sampled(package: str, every: int, into: str) -> str:
     return os.path.join(into, os.path.basename(package))
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default="mindone", choices=sorted(CORPORA))
-    parser.add_argument("--every", type=int, default=1, help="count every Nth file only (default: all of them)")
+    parser.add_argument("--every", type=_positive, default=1, help="count every Nth file only (default: all of them)")
     parser.add_argument("--directory", default=DEFAULT_DIRECTORY, help="where the corpora are downloaded")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
