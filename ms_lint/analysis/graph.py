@@ -24,6 +24,7 @@ from ms_lint.analysis.names import Names
 from ms_lint.analysis.project import ClassSummary, ProjectIndex, summarize, summarize_class
 from ms_lint.analysis.walk import (
     FUNCTIONS,
+    INDEXED_KINDS,
     FunctionNode,
     ModuleWalk,
     all_statements,
@@ -108,8 +109,7 @@ class GraphScope:
         if self._dict_spelled:
             return self.walk.subtree(method)
         of_kind = self.walk.of_kind
-        return [*of_kind(method, ast.Call), *of_kind(method, ast.Assign), *of_kind(method, ast.AnnAssign),
-                *of_kind(method, ast.AugAssign)]
+        return [found for kind in INDEXED_KINDS for found in of_kind(method, kind)]
 
     def is_compiled(self, node: ast.AST) -> bool:
         function = node if isinstance(node, FUNCTIONS) else enclosing_function(node)

@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ms_lint.analysis import framework
 from ms_lint.analysis.imports import ImportMap, statements
 from ms_lint.analysis.locations import locate_in
-from ms_lint.analysis.walk import parent_of, spelled_name
+from ms_lint.analysis.walk import DEFS, enclosing_def, parent_of, spelled_name
 from ms_lint.source import module_name
 
 INIT = frozenset({"mindspore.communication.init", "mindspore.communication.management.init"})
@@ -79,7 +79,7 @@ class ScriptSeeds:
             if head.__class__ is not name:
                 continue
             if head.id in imported_in_defs:
-                function = _enclosing_def(node)
+                function = enclosing_def(node)
                 imports = module_imports if function is None else self._function(function)[2]
             else:  # (a def without imports of its own resolves it as the module does)
                 imports = module_imports
@@ -93,14 +93,14 @@ class ScriptSeeds:
         names: Set[str] = set()
         spells_import = self.graph.names.spells_import
         for scope in self.ctx.walk.scopes():
-            if scope.__class__ in _DEFS and spells_import(scope):
+            if scope.__class__ in DEFS and spells_import(scope):
                 imports = self._function(scope)[2]
                 if imports is not self.graph.imports:
                     names.update(imports.names)
         return names
 
     def _record(self, node: ast.Call) -> None:
-        function = _enclosing_def(node)
+        function = enclosing_def(node)
         qualname, scope, imports = (None, "<module>", self.graph.imports) if function is None else \
             self._function(function)
         self._call(node, scope, qualname, imports.qualname(node.func))
@@ -412,17 +412,6 @@ class ScriptSeeds:
         self.distributed.append({"kind": kind, "scope": scope, "text": text,
                                  "span": [*self.ctx.start(node), *self.ctx.end(node)],
                                  "statement": list(self.ctx.start(statement or node))})
-
-
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _enclosing_def(node: ast.AST) -> Optional[ast.AST]:
-    """The innermost def around a node, lambdas passed over (`with_enclosing_def`'s answer)."""
-    parent = parent_of(node)
-    while parent is not None and parent.__class__ not in _DEFS:
-        parent = parent_of(parent)
-    return parent
 
 
 def _is_main_guard(test: ast.expr) -> bool:
